@@ -1,0 +1,53 @@
+"""deduce: AI opponents for hidden-information deduction board games.
+
+``deduce.make("clue", num_players=4)`` builds a game; ``game.knowledge(observation)`` turns what
+a player saw into a :class:`KnowledgeBase`; the ``solvers`` package answers questions about it;
+the ``agents`` package plays.
+"""
+
+from deduce.cards import Card, Deck
+from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Op
+from deduce.errors import (
+    Contradiction,
+    DeduceError,
+    IllegalAction,
+    InvalidConstraint,
+    LogError,
+    NotSupported,
+    TooLarge,
+    UnknownName,
+)
+from deduce.games import Action, Event, Game, Observation, State, game_names, make
+from deduce.knowledge import KnowledgeBase, propagate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Card",
+    "Deck",
+    "KnowledgeBase",
+    "propagate",
+    "Constraint",
+    "At",
+    "NotAt",
+    "AtLeastOne",
+    "Count",
+    "NotAll",
+    "Op",
+    "DeduceError",
+    "Contradiction",
+    "IllegalAction",
+    "InvalidConstraint",
+    "LogError",
+    "NotSupported",
+    "TooLarge",
+    "UnknownName",
+    "Action",
+    "Event",
+    "Game",
+    "Observation",
+    "State",
+    "make",
+    "game_names",
+    "__version__",
+]

@@ -1,0 +1,157 @@
+"""The shape every game module shares (OpenSpiel-like, Pythonic).
+
+A game module defines ``XConfig`` (frozen; every ``DEFAULT`` of RULES.md is a field), ``XGame``
+(rules and the mapping from an observation to a knowledge base), ``XState`` (the truth, private
+to the engine), and its ``Action`` and ``Event`` dataclasses. Events say who sees what: an event
+is public, private to a set of players, or public that it happened with private content; each
+event's :meth:`Event.view` returns what one player sees of it (or ``None``).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from deduce.errors import IllegalAction
+from deduce.knowledge import KnowledgeBase
+
+__all__ = ["Action", "Event", "Observation", "Game", "State", "PUBLIC"]
+
+PUBLIC: frozenset[int] | None = None
+
+
+@dataclass(frozen=True)
+class Action:
+    """Base class of every game's actions (small frozen values, hashable)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened. Subclasses override :meth:`view` to hide private content."""
+
+    kind: ClassVar[str] = "event"
+
+    def view(self, player: int | None) -> Event | None:
+        """What ``player`` sees of this event (``None``: nothing). ``None`` player = spectator."""
+        return self
+
+    def to_json(self, names: Sequence[str], deck: Any) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one player has seen: immutable, and holding no reference to the state.
+
+    ``events`` are the player's views of every event so far; ``legal_actions`` are the
+    actions this player may take now (empty when it is not this player's decision).
+    """
+
+    game: str
+    player: int | None
+    num_players: int
+    events: tuple[Event, ...]
+    current_player: int
+    legal_actions: tuple[Action, ...]
+    terminal: bool
+
+    @property
+    def acting(self) -> bool:
+        return bool(self.legal_actions)
+
+
+ConfigT = TypeVar("ConfigT")
+
+
+class Game(abc.ABC, Generic[ConfigT]):
+    """The rules of one game with one configuration."""
+
+    name: ClassVar[str]
+    config_class: ClassVar[type]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+
+    def __init__(self, config: ConfigT) -> None:
+        self.config = config
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players  # type: ignore[attr-defined]
+
+    @abc.abstractmethod
+    def new_initial_state(self, seed: int | np.random.SeedSequence | None = None) -> State:
+        """A new game, dealt with a generator seeded by the caller."""
+
+    @abc.abstractmethod
+    def knowledge(self, observation: Observation, check: Any = False) -> KnowledgeBase:
+        """The knowledge base of what the observing player has seen (constraints, no solving)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config!r})"
+
+
+class State(abc.ABC):
+    """The truth of one game in progress. Agents never see this; they get observations."""
+
+    TERMINAL: ClassVar[int] = -1
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._events: list[Event] = []
+
+    @property
+    @abc.abstractmethod
+    def current_player(self) -> int:
+        """The seat that must act now, or ``State.TERMINAL``."""
+
+    @abc.abstractmethod
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """Actions the current player (or ``player``) may take now."""
+
+    @abc.abstractmethod
+    def _apply(self, action: Action) -> list[Event]:
+        """Carry out a legal action; return the events it caused."""
+
+    @abc.abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abc.abstractmethod
+    def returns(self) -> list[float]:
+        """Final score per seat (1 for a winner, 0 otherwise, unless a game scores points)."""
+
+    @abc.abstractmethod
+    def observation(self, player: int | None) -> Observation:
+        """Everything ``player`` has seen (``None``: a spectator), as an immutable value."""
+
+    @abc.abstractmethod
+    def clone(self) -> State: ...
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return tuple(self._events)
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply ``action`` for the current player, or raise :class:`IllegalAction` saying why."""
+        if self.is_terminal():
+            raise IllegalAction(f"{action!r}: the game is over")
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalAction(self.explain_illegal(action))
+        events = self._apply(action)
+        self._events.extend(events)
+        return events
+
+    def explain_illegal(self, action: Action) -> str:
+        return f"{action!r} is not legal for player {self.current_player} now"
+
+    def views(self, player: int | None) -> tuple[Event, ...]:
+        out = []
+        for e in self._events:
+            v = e.view(player)
+            if v is not None:
+                out.append(v)
+        return tuple(out)

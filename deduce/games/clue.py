@@ -1,0 +1,589 @@
+"""Clue / Cluedo without the board (RULES.md §5).
+
+Suggestions in any room (except, by default, the room one suggested from last turn);
+refutation clockwise from the suggester's left, the first able player showing one card
+privately; accusations at any time on one's own turn; a wrong accuser is eliminated, still
+refutes, and privately sees the envelope; the game ends on a correct accusation or when nobody
+is left. Refutations with a single possible card are forced moves and resolve themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from deduce.cards import Deck
+from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt
+from deduce.errors import IllegalAction
+from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.knowledge import KnowledgeBase
+
+__all__ = [
+    "ClueConfig",
+    "ClueGame",
+    "ClueState",
+    "ClueObservation",
+    "Suggest",
+    "Show",
+    "Accuse",
+    "ViewExtra",
+    "EndTurn",
+    "Dealt",
+    "ExtraRevealed",
+    "Suggestion",
+    "ExtraSeen",
+    "Accusation",
+    "EnvelopeSeen",
+    "CardAt",
+    "CardNotAt",
+    "CLASSIC_SUSPECTS",
+    "CLASSIC_WEAPONS",
+    "CLASSIC_ROOMS",
+    "ENVELOPE",
+    "EXTRA",
+]
+
+CLASSIC_SUSPECTS = ("Miss Scarlet", "Colonel Mustard", "Mrs. White", "Mr. Green", "Mrs. Peacock", "Professor Plum")
+CLASSIC_WEAPONS = ("Candlestick", "Knife", "Lead Pipe", "Revolver", "Rope", "Wrench")
+CLASSIC_ROOMS = (
+    "Kitchen", "Ballroom", "Conservatory", "Dining Room", "Billiard Room",
+    "Library", "Lounge", "Hall", "Study",
+)
+ENVELOPE = "envelope"
+EXTRA = "extra"
+DEAL_MODES = ("equal_leftover", "equal_leftover_public", "all")
+
+
+@dataclass(frozen=True)
+class ClueConfig:
+    """Every DEFAULT of RULES.md §5 is a field here."""
+
+    num_players: int = 3
+    suspects: tuple[str, ...] = CLASSIC_SUSPECTS
+    weapons: tuple[str, ...] = CLASSIC_WEAPONS
+    rooms: tuple[str, ...] = CLASSIC_ROOMS
+    #: "equal_leftover" (seed: equal hands, face-down leftover pile), "equal_leftover_public"
+    #: (leftover shown to all), or "all" (classic: every card dealt, the first seats get one more).
+    deal_mode: str = "equal_leftover"
+    #: the seed's looser wording: every player able to refute shows a card, not only the first.
+    refute_all: bool = False
+    #: board abstraction: suggest in any room ("any_room"); the full board is a later variant.
+    board_mode: str = "any_room"
+    #: in "any_room" mode, a player may not suggest in the room it suggested from last turn.
+    no_repeat_room: bool = True
+    #: the accuser may view the face-down leftover pile just before accusing (seed rule).
+    accuser_views_extra: bool = True
+    #: a wrong accuser privately sees the envelope, as in physical play.
+    wrong_accuser_sees_envelope: bool = True
+    #: Speed Clue: when one player is left uneliminated, it wins.
+    last_player_wins: bool = False
+    #: intrigue cards (the 2008+ edition); not implemented in the board-less engine.
+    intrigue: bool = False
+    #: engine safeguard, not a rule: the game ends without a winner after this many turns.
+    max_turns: int = 1000
+    #: seat names, used in logs and as knowledge-base locations ("p0".. when empty).
+    player_names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 3 <= self.num_players <= 6:
+            raise ValueError(f"Clue needs 3 to 6 players, not {self.num_players}")
+        if self.deal_mode not in DEAL_MODES:
+            raise ValueError(f"deal_mode must be one of {DEAL_MODES}, not {self.deal_mode!r}")
+        if self.board_mode != "any_room":
+            raise ValueError("only board_mode='any_room' is implemented")
+        if self.intrigue:
+            raise ValueError("intrigue cards need the board variant, which is not implemented yet")
+        for label, cards in (("suspects", self.suspects), ("weapons", self.weapons), ("rooms", self.rooms)):
+            if len(cards) < 1:
+                raise ValueError(f"a Clue deck needs at least one of {label}")
+        if self.player_names and len(self.player_names) != self.num_players:
+            raise ValueError("player_names must name every seat")
+        if self.max_turns < 1:
+            raise ValueError("max_turns must be positive")
+        dealt = len(self.suspects) + len(self.weapons) + len(self.rooms) - 3
+        if dealt < self.num_players:
+            raise ValueError(f"{dealt} cards cannot be dealt to {self.num_players} players")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.player_names or tuple(f"p{i}" for i in range(self.num_players))
+
+    def deck(self) -> Deck:
+        return Deck.from_categories({"suspect": self.suspects, "weapon": self.weapons, "room": self.rooms})
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        dealt = len(self.suspects) + len(self.weapons) + len(self.rooms) - 3
+        base, rest = divmod(dealt, self.num_players)
+        if self.deal_mode == "all":
+            return tuple(base + (1 if i < rest else 0) for i in range(self.num_players))
+        return (base,) * self.num_players
+
+    def extra_size(self) -> int:
+        dealt = len(self.suspects) + len(self.weapons) + len(self.rooms) - 3
+        return dealt - sum(self.hand_sizes())
+
+
+# -- actions ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Suggest(Action):
+    """Name one suspect, one weapon and one room (card ids, in that order)."""
+
+    cards: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Show(Action):
+    """Refute the pending suggestion by showing ``card`` to the suggester."""
+
+    card: int
+
+
+@dataclass(frozen=True)
+class Accuse(Action):
+    """Accuse: one suspect, one weapon, one room (card ids)."""
+
+    cards: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class ViewExtra(Action):
+    """Look at the face-down leftover pile; an accusation must follow (seed rule)."""
+
+
+@dataclass(frozen=True)
+class EndTurn(Action):
+    """End one's turn without accusing."""
+
+
+# -- events (what the log format also holds) --------------------------------------------------
+@dataclass(frozen=True)
+class Dealt(Event):
+    """``player`` holds ``cards`` (private to that player)."""
+
+    player: int
+    cards: tuple[int, ...]
+    kind: ClassVar[str] = "hand"
+
+    def view(self, player: int | None) -> Event | None:
+        return self if player == self.player else None
+
+
+@dataclass(frozen=True)
+class ExtraRevealed(Event):
+    """The leftover pile is shown to everyone (easy variant)."""
+
+    cards: tuple[int, ...]
+    kind: ClassVar[str] = "extra_revealed"
+
+
+@dataclass(frozen=True)
+class Suggestion(Event):
+    """A resolved suggestion: who passed, who refuted, and (privately) which card was shown.
+
+    ``shown[i]`` is the card ``refuters[i]`` showed, visible to the suggester and that refuter
+    only (``None`` in other players' views).
+    """
+
+    by: int
+    cards: tuple[int, ...]
+    passed: tuple[int, ...]
+    refuters: tuple[int, ...]
+    shown: tuple[int | None, ...]
+    kind: ClassVar[str] = "suggestion"
+
+    def view(self, player: int | None) -> Event | None:
+        if player == self.by:
+            return self
+        shown = tuple(s if player == r else None for r, s in zip(self.refuters, self.shown))
+        return Suggestion(self.by, self.cards, self.passed, self.refuters, shown)
+
+
+@dataclass(frozen=True)
+class ExtraSeen(Event):
+    """``player`` looked at the leftover pile before accusing; others see only that it happened."""
+
+    player: int
+    cards: tuple[int, ...] | None
+    kind: ClassVar[str] = "extra_seen"
+
+    def view(self, player: int | None) -> Event | None:
+        return self if player == self.player else ExtraSeen(self.player, None)
+
+
+@dataclass(frozen=True)
+class Accusation(Event):
+    """An accusation and whether it was right (public); the envelope is not revealed."""
+
+    by: int
+    cards: tuple[int, ...]
+    correct: bool
+    kind: ClassVar[str] = "accusation"
+
+
+@dataclass(frozen=True)
+class EnvelopeSeen(Event):
+    """A wrong accuser privately sees the envelope."""
+
+    player: int
+    cards: tuple[int, ...]
+    kind: ClassVar[str] = "envelope_seen"
+
+    def view(self, player: int | None) -> Event | None:
+        return self if player == self.player else None
+
+
+@dataclass(frozen=True)
+class CardAt(Event):
+    """A card seen in a place (log input: a glimpse, a house rule); ``loc`` is a location name."""
+
+    card: int
+    loc: str
+    kind: ClassVar[str] = "card_at"
+
+
+@dataclass(frozen=True)
+class CardNotAt(Event):
+    """A card known not to be in a place (log input)."""
+
+    card: int
+    loc: str
+    kind: ClassVar[str] = "card_not_at"
+
+
+@dataclass(frozen=True)
+class ClueObservation(Observation):
+    """One seat's view of a Clue game (``player=None``: a spectator who sees no hand)."""
+
+    names: tuple[str, ...] = ()
+    hand: tuple[int, ...] = ()
+    hand_sizes: tuple[int, ...] = ()
+    extra_size: int = 0
+    eliminated: tuple[int, ...] = ()
+    #: when this player must refute: (suggester, named cards); otherwise None.
+    to_refute: tuple[int, tuple[int, ...]] | None = None
+    #: the room this player may not suggest in this turn (no_repeat_room), if any.
+    barred_room: int | None = None
+    turn: int = 0
+
+
+# -- the game ---------------------------------------------------------------------------------
+class ClueGame(Game[ClueConfig]):
+    """Clue without the board, per RULES.md §5."""
+
+    name: ClassVar[str] = "clue"
+    config_class: ClassVar[type] = ClueConfig
+    min_players: ClassVar[int] = 3
+    max_players: ClassVar[int] = 6
+
+    def __init__(self, config: ClueConfig | None = None, **fields: Any) -> None:
+        if config is None:
+            config = ClueConfig(**fields)
+        elif fields:
+            raise TypeError("pass either a ClueConfig or keyword fields, not both")
+        super().__init__(config)
+        self.deck = config.deck()
+        self.categories = tuple(
+            tuple(c.id for c in self.deck.in_category(cat)) for cat in ("suspect", "weapon", "room")
+        )
+
+    @property
+    def locations(self) -> tuple[str, ...]:
+        """Knowledge-base locations: the seats by name, the envelope, and the leftover pile if any."""
+        locs = self.config.names + (ENVELOPE,)
+        return locs + ((EXTRA,) if self.config.extra_size() > 0 else ())
+
+    def new_initial_state(self, seed: int | np.random.SeedSequence | None = None) -> ClueState:
+        return ClueState(self, np.random.default_rng(seed))
+
+    # -- knowledge ---------------------------------------------------------------------------
+    def base_knowledge(self, hand_sizes: Sequence[int] | None = None, extra_size: int | None = None) -> KnowledgeBase:
+        """Constraints every player knows before play: one card per category in the envelope,
+        hand sizes, and the size of the leftover pile."""
+        hand_sizes = tuple(hand_sizes) if hand_sizes is not None else self.config.hand_sizes()
+        extra_size = self.config.extra_size() if extra_size is None else extra_size
+        locs = self.config.names + (ENVELOPE,) + ((EXTRA,) if extra_size > 0 else ())
+        kb = KnowledgeBase(self.deck, locs)
+        env = kb.loc(ENVELOPE)
+        everything = range(len(self.deck))
+        rules: list[Constraint] = [Count(cat, env, 1) for cat in self.categories]
+        rules += [Count(everything, seat, size) for seat, size in enumerate(hand_sizes)]
+        if extra_size > 0:
+            rules.append(Count(everything, kb.loc(EXTRA), extra_size))
+        kb.extend(rules, source="rules", check=False)
+        return kb
+
+    def knowledge(self, observation: Observation, check: Any = False) -> KnowledgeBase:
+        """The observing player's knowledge base. ``check`` is passed to ``KnowledgeBase.extend``
+        for every event (``False``: trust the events, as for engine-made observations)."""
+        assert isinstance(observation, ClueObservation)
+        kb = self.base_knowledge(observation.hand_sizes, observation.extra_size)
+        for i, event in enumerate(observation.events):
+            kb.extend(self.event_constraints(kb, event), source=f"event {i}", check=check)
+        return kb
+
+    def event_constraints(self, kb: KnowledgeBase, event: Event) -> list[Constraint]:
+        """The constraints one (viewed) event adds."""
+        env = kb.loc(ENVELOPE)
+        if isinstance(event, Dealt):
+            return [At(c, event.player) for c in event.cards]
+        if isinstance(event, (ExtraRevealed, ExtraSeen)):
+            if event.cards is None:
+                return []
+            return [At(c, kb.loc(EXTRA)) for c in event.cards]
+        if isinstance(event, Suggestion):
+            out: list[Constraint] = [NotAt(c, p) for p in event.passed for c in event.cards]
+            for refuter, shown in zip(event.refuters, event.shown):
+                out.append(At(shown, refuter) if shown is not None else AtLeastOne(event.cards, refuter))
+            return out
+        if isinstance(event, Accusation):
+            if event.correct:
+                return [At(c, env) for c in event.cards]
+            return [NotAll((c, env) for c in event.cards)]
+        if isinstance(event, EnvelopeSeen):
+            return [At(c, env) for c in event.cards]
+        if isinstance(event, CardAt):
+            return [At(event.card, kb.loc(event.loc))]
+        if isinstance(event, CardNotAt):
+            return [NotAt(event.card, kb.loc(event.loc))]
+        return []
+
+    def triples(self) -> Iterator[tuple[int, int, int]]:
+        s, w, r = self.categories
+        for a in s:
+            for b in w:
+                for c in r:
+                    yield (a, b, c)
+
+
+class ClueState(State):
+    """The truth of one Clue game."""
+
+    def __init__(self, game: ClueGame, rng: np.random.Generator) -> None:
+        super().__init__(game)
+        self.game: ClueGame = game
+        cfg = game.config
+        self.envelope = tuple(int(rng.choice(cat)) for cat in game.categories)
+        rest = [c for c in range(len(game.deck)) if c not in self.envelope]
+        rng.shuffle(rest)
+        self.hands: list[tuple[int, ...]] = []
+        pos = 0
+        for size in cfg.hand_sizes():
+            self.hands.append(tuple(sorted(rest[pos : pos + size])))
+            pos += size
+        self.extra = tuple(sorted(rest[pos:]))
+        self.turn_player = 0
+        self.turns = 0
+        self.phase = "start"  # start | refute | after | accuse
+        self.eliminated: set[int] = set()
+        self.winner: int | None = None
+        self.finished = False
+        self.last_room: dict[int, int] = {}
+        self._pending: dict[str, Any] | None = None
+        self._events = [Dealt(p, h) for p, h in enumerate(self.hands)]
+        if self.extra and cfg.deal_mode == "equal_leftover_public":
+            self._events.append(ExtraRevealed(self.extra))
+
+    # -- queries -----------------------------------------------------------------------------
+    @property
+    def current_player(self) -> int:
+        if self.finished:
+            return State.TERMINAL
+        if self.phase == "refute":
+            assert self._pending is not None
+            return self._pending["refuter"]
+        return self.turn_player
+
+    def is_terminal(self) -> bool:
+        return self.finished
+
+    def returns(self) -> list[float]:
+        return [1.0 if p == self.winner else 0.0 for p in range(self.game.num_players)]
+
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        if self.finished or (player is not None and player != self.current_player):
+            return []
+        if self.phase == "refute":
+            assert self._pending is not None
+            holder = self.hands[self._pending["refuter"]]
+            return [Show(c) for c in self._pending["cards"] if c in holder]
+        accusations: list[Action] = [Accuse(t) for t in self.game.triples()]
+        if self.phase == "accuse":
+            return accusations
+        extra: list[Action] = []
+        if self.extra and self.game.config.accuser_views_extra and self.game.config.deal_mode == "equal_leftover":
+            extra = [ViewExtra()]
+        if self.phase == "after":
+            return [EndTurn()] + extra + accusations
+        barred = self._barred_room()
+        suggestions: list[Action] = [Suggest(t) for t in self.game.triples() if t[2] != barred]
+        return suggestions + extra + accusations
+
+    def _barred_room(self) -> int | None:
+        if not self.game.config.no_repeat_room:
+            return None
+        room = self.last_room.get(self.turn_player)
+        if room is None or len(self.game.categories[2]) == 1:
+            return None
+        return room
+
+    def explain_illegal(self, action: Action) -> str:
+        who = self.current_player
+        if self.phase == "refute":
+            return f"player {who} must show one of the named cards it holds, not {action!r}"
+        if isinstance(action, Suggest) and self.phase == "after":
+            return f"player {who} has already suggested this turn"
+        if isinstance(action, Suggest) and action.cards[2] == self._barred_room():
+            return f"player {who} suggested in this room last turn and must move on"
+        if isinstance(action, Suggest | Accuse):
+            return f"{action!r}: name one suspect, one weapon and one room by card id"
+        if self.phase == "accuse":
+            return f"player {who} looked at the leftover pile and must accuse now"
+        return f"{action!r} is not legal for player {who} in phase {self.phase!r}"
+
+    def observation(self, player: int | None) -> ClueObservation:
+        cfg = self.game.config
+        acting = player is not None and player == self.current_player
+        to_refute = None
+        if self.phase == "refute" and acting and self._pending is not None:
+            to_refute = (self._pending["by"], tuple(self._pending["cards"]))
+        return ClueObservation(
+            game=self.game.name,
+            player=player,
+            num_players=self.game.num_players,
+            events=self.views(player),
+            current_player=self.current_player,
+            legal_actions=tuple(self.legal_actions()) if acting else (),
+            terminal=self.finished,
+            names=cfg.names,
+            hand=self.hands[player] if player is not None else (),
+            hand_sizes=cfg.hand_sizes(),
+            extra_size=cfg.extra_size(),
+            eliminated=tuple(sorted(self.eliminated)),
+            to_refute=to_refute,
+            barred_room=self._barred_room() if acting and self.phase == "start" else None,
+            turn=self.turns,
+        )
+
+    def clone(self) -> ClueState:
+        other = copy.copy(self)
+        other._events = list(self._events)
+        other.hands = list(self.hands)
+        other.eliminated = set(self.eliminated)
+        other.last_room = dict(self.last_room)
+        other._pending = copy.deepcopy(self._pending)
+        return other
+
+    # -- transitions -------------------------------------------------------------------------
+    def _apply(self, action: Action) -> list[Event]:
+        if isinstance(action, Suggest):
+            return self._suggest(action.cards)
+        if isinstance(action, Show):
+            return self._show(action.card)
+        if isinstance(action, ViewExtra):
+            self.phase = "accuse"
+            return [ExtraSeen(self.turn_player, self.extra)]
+        if isinstance(action, Accuse):
+            return self._accuse(action.cards)
+        if isinstance(action, EndTurn):
+            self._next_turn()
+            return []
+        raise IllegalAction(f"unknown action {action!r}")  # unreachable: apply checks legality
+
+    def _suggest(self, cards: tuple[int, int, int]) -> list[Event]:
+        n = self.game.num_players
+        by = self.turn_player
+        self.last_room[by] = cards[2]
+        order = [(by + k) % n for k in range(1, n)]
+        self._pending = {"by": by, "cards": cards, "order": order, "pos": 0,
+                         "passed": [], "refuters": [], "shown": []}
+        return self._advance_refutation()
+
+    def _advance_refutation(self) -> list[Event]:
+        p = self._pending
+        assert p is not None
+        while p["pos"] < len(p["order"]):
+            player = p["order"][p["pos"]]
+            matches = [c for c in p["cards"] if c in self.hands[player]]
+            if not matches:
+                p["passed"].append(player)
+                p["pos"] += 1
+                continue
+            p["refuter"] = player
+            if len(matches) == 1:  # forced: no decision to ask for
+                p["refuters"].append(player)
+                p["shown"].append(matches[0])
+                p["pos"] += 1
+                if not self.game.config.refute_all:
+                    break
+                continue
+            self.phase = "refute"
+            return []
+        return self._finish_suggestion()
+
+    def _show(self, card: int) -> list[Event]:
+        p = self._pending
+        assert p is not None
+        p["refuters"].append(p["refuter"])
+        p["shown"].append(card)
+        p["pos"] += 1
+        if not self.game.config.refute_all:
+            p["pos"] = len(p["order"])
+        return self._advance_refutation()
+
+    def _finish_suggestion(self) -> list[Event]:
+        p = self._pending
+        assert p is not None
+        self._pending = None
+        self.phase = "after"
+        return [Suggestion(p["by"], tuple(p["cards"]), tuple(p["passed"]), tuple(p["refuters"]), tuple(p["shown"]))]
+
+    def _accuse(self, cards: tuple[int, int, int]) -> list[Event]:
+        by = self.turn_player
+        correct = tuple(cards) == self.envelope
+        events: list[Event] = [Accusation(by, tuple(cards), correct)]
+        if correct:
+            self.winner = by
+            self.finished = True
+            return events
+        self.eliminated.add(by)
+        if self.game.config.wrong_accuser_sees_envelope:
+            events.append(EnvelopeSeen(by, self.envelope))
+        remaining = [q for q in range(self.game.num_players) if q not in self.eliminated]
+        if not remaining:
+            self.finished = True
+        elif len(remaining) == 1 and self.game.config.last_player_wins:
+            self.winner = remaining[0]
+            self.finished = True
+        else:
+            self._next_turn()
+        return events
+
+    def _next_turn(self) -> None:
+        self.phase = "start"
+        self.turns += 1
+        if self.turns >= self.game.config.max_turns:
+            self.finished = True
+            return
+        n = self.game.num_players
+        for k in range(1, n + 1):
+            q = (self.turn_player + k) % n
+            if q not in self.eliminated:
+                self.turn_player = q
+                return
+        self.finished = True
+
+    # -- logs --------------------------------------------------------------------------------
+    def world(self) -> np.ndarray:
+        """The true location of every card as a knowledge-base world (seat, envelope, extra)."""
+        n = self.game.num_players
+        w = np.empty(len(self.game.deck), dtype=np.int64)
+        for p, hand in enumerate(self.hands):
+            w[list(hand)] = p
+        w[list(self.envelope)] = n
+        if self.extra:
+            w[list(self.extra)] = n + 1
+        return w

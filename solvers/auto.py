@@ -1,0 +1,65 @@
+"""``auto``: the fastest exact backend that supports the knowledge base."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deduce.errors import NotSupported, TooLarge
+from deduce.knowledge import KnowledgeBase
+from solvers.base import Solver, Tally
+from solvers.registry import get
+
+__all__ = ["AutoSolver"]
+
+_PREFERENCE = ("exact", "cpsat", "csp", "brute")
+
+
+class AutoSolver(Solver):
+    """Delegates each query to the first backend in ``order`` that supports it."""
+
+    name = "auto"
+
+    def __init__(self, order: tuple[str, ...] = _PREFERENCE) -> None:
+        self._backends: list[Solver] = []
+        for name in order:
+            try:
+                self._backends.append(get(name))
+            except Exception:  # a backend that is not installed is simply skipped
+                continue
+
+    def _pick(self, kb: KnowledgeBase) -> list[Solver]:
+        found = [b for b in self._backends if b.supports(kb)]
+        if not found:
+            raise NotSupported("auto: no backend supports this knowledge base")
+        return found
+
+    def _first(self, kb: KnowledgeBase, query: str, *args: object):
+        last: Exception | None = None
+        for backend in self._pick(kb):
+            try:
+                return getattr(backend, query)(kb, *args)
+            except TooLarge as exc:
+                last = exc
+        assert last is not None
+        raise last
+
+    def check_supported(self, kb: KnowledgeBase) -> None:
+        self._pick(kb)
+
+    def consistent(self, kb: KnowledgeBase) -> bool:
+        return self._first(kb, "consistent")
+
+    def possible(self, kb: KnowledgeBase) -> np.ndarray:
+        return self._first(kb, "possible")
+
+    def tallies(self, kb: KnowledgeBase) -> Tally:
+        return self._first(kb, "tallies")
+
+    def solution_counts(self, kb: KnowledgeBase, loc: int | str) -> dict[tuple[int, ...], int]:
+        return self._first(kb, "solution_counts", loc)
+
+    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        return self._first(kb, "sample", n, rng)
+
+    def core(self, kb: KnowledgeBase) -> list[int]:
+        return get("cpsat").core(kb)

@@ -1,0 +1,41 @@
+"""Backends by name. Modules load lazily so that importing ``solvers`` stays cheap."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from deduce.errors import UnknownName
+from solvers.base import Solver
+
+__all__ = ["get", "register", "available"]
+
+_FACTORIES: dict[str, str | Callable[..., Solver]] = {
+    "cpsat": "solvers.cpsat:CpSatSolver",
+    "csp": "solvers.csp:CspSolver",
+    "brute": "solvers.brute:BruteSolver",
+    "auto": "solvers.auto:AutoSolver",
+}
+
+
+def register(name: str, factory: str | Callable[..., Solver]) -> None:
+    """Make ``factory`` (a callable or ``"module:attr"``) available as ``solvers.get(name)``."""
+    _FACTORIES[name] = factory
+
+
+def available() -> tuple[str, ...]:
+    return tuple(_FACTORIES)
+
+
+def get(name: str | Solver, **kwargs: object) -> Solver:
+    """A new backend called ``name`` (a Solver instance is returned as it is)."""
+    if isinstance(name, Solver):
+        return name
+    try:
+        factory = _FACTORIES[name]
+    except (KeyError, TypeError):
+        raise UnknownName(f"unknown solver {name!r}; available: {', '.join(_FACTORIES)}") from None
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+    return factory(**kwargs)
