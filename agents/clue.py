@@ -163,3 +163,5 @@ class DeductiveAgent(_ClueAgent):
 
     def placed(self, obs: ClueObservation) -> np.ndarray:
         return self._possible(obs).sum(axis=1) == 1
+
+AGENTS = {"notebook": NotebookAgent, "deductive": DeductiveAgent}

@@ -1,12 +1,14 @@
 """Agents by name, per game: ``agents.get("deductive", game="clue")``.
 
-An agent name may have one implementation per game (``register(name, factory, game="clue")``)
-and a generic one (``game="*"``) used for any game without its own.
+Generic agents (``random``) play every game. A game's own agents live in the module
+``agents.<game name with - as _>``, which defines ``AGENTS: dict[str, type[Agent]]``; they
+load on first use. ``register`` adds agents from elsewhere, for one game or for all (``"*"``).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
@@ -17,31 +19,39 @@ __all__ = ["get", "register", "available"]
 
 Factory = str | Callable[..., Agent]
 
-_AGENTS: dict[tuple[str, str], Factory] = {
-    ("random", "*"): "agents.random_agent:RandomAgent",
-    ("notebook", "clue"): "agents.clue:NotebookAgent",
-    ("deductive", "clue"): "agents.clue:DeductiveAgent",
-}
+_GENERIC: dict[str, Factory] = {"random": "agents.random_agent:RandomAgent"}
+_EXTRA: dict[tuple[str, str], Factory] = {}
 
 
 def register(name: str, factory: Factory, game: str = "*") -> None:
     """Make ``factory`` (callable or ``"module:attr"``) available as agent ``name`` for ``game``."""
-    _AGENTS[(name, game)] = factory
+    if game == "*":
+        _GENERIC[name] = factory
+    else:
+        _EXTRA[(name, game)] = factory
+
+
+def _game_agents(game: str) -> dict[str, Factory]:
+    if game == "*":
+        return {}
+    module = "agents." + game.replace("-", "_")
+    found: dict[str, Factory] = {}
+    if importlib.util.find_spec(module) is not None:
+        found.update(importlib.import_module(module).AGENTS)
+    found.update({n: f for (n, g), f in _EXTRA.items() if g == game})
+    return found
 
 
 def available(game: str | None = None) -> tuple[str, ...]:
-    """Agent names usable for ``game`` (all names when ``game`` is None)."""
-    names = {n for (n, g) in _AGENTS if game is None or g in ("*", game)}
-    return tuple(sorted(names))
+    """Agent names usable for ``game`` (the generic ones when ``game`` is None)."""
+    return tuple(sorted(set(_GENERIC) | set(_game_agents(game or "*"))))
 
 
 def get(name: str, game: str = "*", **params: Any) -> Agent:
     """A new agent called ``name`` for ``game``, built with ``params``."""
-    factory = _AGENTS.get((name, game)) or _AGENTS.get((name, "*"))
+    factory = _game_agents(game).get(name) or _GENERIC.get(name)
     if factory is None:
-        raise UnknownName(
-            f"unknown agent {name!r} for game {game!r}; available: {', '.join(available(game))}"
-        )
+        raise UnknownName(f"unknown agent {name!r} for game {game!r}; available: {', '.join(available(game))}")
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")
         factory = getattr(importlib.import_module(module), attr)

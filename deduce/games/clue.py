@@ -587,3 +587,4 @@ class ClueState(State):
         if self.extra:
             w[list(self.extra)] = n + 1
         return w
+GAME = ClueGame

@@ -1,19 +1,28 @@
-"""Games by name: ``deduce.make("clue", num_players=4)``. Modules load on first use."""
+"""Games by name: ``deduce.make("clue", num_players=4)``.
+
+A built-in game ``name`` lives in the module ``deduce.games.<name with - as _>``, which defines
+``GAME`` (its Game class); modules load on first use. ``register`` adds games from elsewhere.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 from typing import Any
 
 from deduce.errors import UnknownName
 from deduce.games.base import Game
 
-__all__ = ["make", "register", "game_names", "game_class"]
+__all__ = ["make", "register", "game_names", "game_class", "BUILTIN_GAMES"]
 
-_GAMES: dict[str, str | type[Game]] = {
-    "clue": "deduce.games.clue:ClueGame",
-}
+BUILTIN_GAMES = ("clue", "alibi", "alibi-adlung", "mafia-code", "checkpoint-charlie", "crime-hotel")
+
+_GAMES: dict[str, str | type[Game]] = {}
+
+
+def _module_name(name: str) -> str:
+    return "deduce.games." + name.replace("-", "_")
 
 
 def register(name: str, game: str | type[Game]) -> None:
@@ -22,18 +31,21 @@ def register(name: str, game: str | type[Game]) -> None:
 
 
 def game_names() -> tuple[str, ...]:
-    return tuple(_GAMES)
+    """Registered games: the built-in ones whose module is present, then any registered."""
+    present = tuple(n for n in BUILTIN_GAMES if importlib.util.find_spec(_module_name(n)) is not None)
+    return present + tuple(n for n in _GAMES if n not in present)
 
 
 def game_class(name: str) -> type[Game]:
-    try:
-        entry = _GAMES[name]
-    except (KeyError, TypeError):
-        raise UnknownName(f"unknown game {name!r}; known games: {', '.join(_GAMES)}") from None
-    if isinstance(entry, str):
+    entry = _GAMES.get(name) if isinstance(name, str) else None
+    if entry is None:
+        if name not in game_names():
+            raise UnknownName(f"unknown game {name!r}; known games: {', '.join(game_names())}")
+        entry = importlib.import_module(_module_name(name)).GAME
+    elif isinstance(entry, str):
         module, _, attr = entry.partition(":")
         entry = getattr(importlib.import_module(module), attr)
-        _GAMES[name] = entry
+    _GAMES[name] = entry
     return entry
 
 
@@ -46,4 +58,3 @@ def make(name: str, **config_fields: Any) -> Game:
     if unknown:
         raise UnknownName(f"{name}: unknown config field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     return cls(config_cls(**config_fields))
-
