@@ -36,10 +36,20 @@ class Contradiction(DeduceError):
     together with it, are unsatisfiable (empty when the checker could not say which).
     """
 
-    def __init__(self, message: str, constraint: object = None, conflicts: tuple = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        constraint: object = None,
+        conflicts: tuple = (),
+        reason: str = "",
+        sources: tuple = (),
+    ) -> None:
         super().__init__(message)
         self.constraint = constraint
         self.conflicts = tuple(conflicts)
+        #: why it is impossible, in words; ``sources[i]`` is where ``conflicts[i]`` came from
+        self.reason = reason
+        self.sources = tuple(sources)
 
 
 class IllegalAction(DeduceError, ValueError):

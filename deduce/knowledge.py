@@ -148,6 +148,8 @@ class KnowledgeBase:
                 f"{names} contradicts the knowledge base: {reason}{detail}",
                 constraint=culprit,
                 conflicts=tuple(c for c, _ in conflicts),
+                reason=reason,
+                sources=tuple(s for _, s in conflicts),
             )
         self._constraints = trial._constraints
         self._sources = trial._sources

@@ -1,0 +1,97 @@
+"""``deduce solve LOG.json``: the detective's notebook for one player's view of a game."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from fractions import Fraction
+from typing import Any
+
+from deduce.logs import load_log
+
+__all__ = ["register", "notebook_json", "render_notebook"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("solve", help="print the detective's notebook for a game log")
+    p.add_argument("log", help="game log (JSON file; '-' reads standard input)")
+    p.add_argument("--solver", default="auto", help="backend: auto, exact, cpsat, csp, brute (default auto)")
+    p.add_argument("--json", action="store_true", help='print {"worlds": N, "probabilities": {card: {location: p}}}')
+    p.add_argument("--fractions", action="store_true", help="print exact fractions instead of decimals")
+    p.add_argument("--top", type=int, default=10, help="how many envelope candidates to list (default 10)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    source: Any = args.log
+    if source == "-":
+        source = sys.stdin.read()
+        if not source.lstrip().startswith("{"):
+            from deduce.errors import LogError
+
+            raise LogError("standard input: a log must be a JSON object")
+    solver = importlib.import_module("solvers").get(args.solver)
+    kb = load_log(source, check=solver)
+    tally = solver.tallies(kb)
+    if args.json:
+        print(json.dumps(notebook_json(kb, tally, fractions=args.fractions)))
+        return 0
+    answer = kb.loc("envelope") if "envelope" in kb.locations else None
+    dist = solver.solution_counts(kb, answer) if answer is not None else {}
+    print(render_notebook(kb, tally, dist, fractions=args.fractions, top=args.top, solver=solver.name))
+    return 0
+
+
+def notebook_json(kb, tally, fractions: bool = False) -> dict[str, Any]:
+    """``{"worlds": N, "probabilities": {card: {location: p}}}`` (p as "a/b" strings with fractions)."""
+    probs: dict[str, dict[str, Any]] = {}
+    for card in kb.deck:
+        row = {}
+        for z, loc in enumerate(kb.locations):
+            f = Fraction(tally.cells[card.id][z], tally.total) if tally.total else Fraction(0)
+            row[loc] = str(f) if fractions else float(f)
+        probs[card.name] = row
+    return {"worlds": tally.total, "probabilities": probs}
+
+
+def _cell(count: int, total: int, fractions: bool) -> str:
+    if total == 0:
+        return "!"
+    if count == total:
+        return "YES"
+    if count == 0:
+        return "-"
+    if fractions:
+        return str(Fraction(count, total))
+    pct = 100 * count / total
+    return f"{pct:.0f}%" if pct >= 1 else "<1%"
+
+
+def render_notebook(kb, tally, dist: dict, fractions: bool = False, top: int = 10, solver: str = "") -> str:
+    """The notebook as text: worlds, the envelope's most likely contents, and the card grid."""
+    lines = [f"{tally.total} consistent deals ({solver}, exact)"]
+    if tally.total == 0:
+        lines.append("the log is contradictory: no deal fits it")
+        return "\n".join(lines)
+    if dist:
+        total = sum(dist.values())
+        ranked = sorted(dist.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines.append("")
+        lines.append(f"envelope: {len(dist)} possible answers; most likely:")
+        for cards, count in ranked[:top]:
+            p = str(Fraction(count, total)) if fractions else f"{100 * count / total:6.2f}%"
+            lines.append(f"  {p:>10}  {', '.join(kb.deck.names(cards))}")
+    width = max(len(c.name) for c in kb.deck)
+    cols = [max(len(z), 5) for z in kb.locations]
+    lines.append("")
+    lines.append(" " * width + "  " + "  ".join(z.rjust(w) for z, w in zip(kb.locations, cols)))
+    category = None
+    for card in kb.deck:
+        if card.category != category:
+            category = card.category
+            lines.append(f"-- {category}")
+        cells = [_cell(tally.cells[card.id][z], tally.total, fractions) for z in range(kb.num_locations)]
+        lines.append(card.name.ljust(width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, cols)))
+    return "\n".join(lines)
