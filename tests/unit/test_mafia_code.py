@@ -1,0 +1,344 @@
+"""Mafia Code rules (RULES.md §2 and the seed): deal, opening codes, rolls and rerolls, guess
+loop, circling, end, scoring, the expert rule, illegal actions, and the knowledge base."""
+
+import numpy as np
+import pytest
+
+import deduce
+from deduce.errors import IllegalAction
+from deduce.games.mafia_code import (
+    BOX,
+    COLOURS,
+    LETTERS,
+    Circled,
+    CodeWritten,
+    Dealt,
+    Guess,
+    Guessed,
+    MafiaCodeConfig,
+    MafiaCodeGame,
+    MafiaCodeState,
+    Stop,
+    TurnEnded,
+)
+from deduce.knowledge import propagate
+
+
+def small(**cfg) -> MafiaCodeGame:
+    """A 3x3 deck (9 cards) for hand-checked scenarios."""
+    base = dict(num_players=2, colours=("red", "blue", "green"), letters=("A", "B", "C"), hand_size=3)
+    base.update(cfg)
+    return MafiaCodeGame(**base)
+
+
+def miss_card(state: MafiaCodeState, target: int) -> int:
+    """A card that ``target`` does not hold and nobody has revealed (a sure miss)."""
+    revealed = {c for r in state.revealed for c in r}
+    return next(c for c in range(state.game.config.num_cards) if c not in state.hands[target] and c not in revealed)
+
+
+# -- config -----------------------------------------------------------------------------------
+def test_defaults_follow_rules_md():
+    cfg = MafiaCodeConfig()
+    assert cfg.colours == COLOURS and len(cfg.colours) == 6
+    assert cfg.letters == LETTERS == ("A", "B", "C", "D", "E", "F")
+    assert cfg.num_cards == 36
+    assert not cfg.expert and cfg.same_target_allowed and cfg.guess_mandatory
+    assert cfg.reroll_duplicate_initial and cfg.auto_circling and cfg.ties_shared
+    assert cfg.stop_allowed is False  # the basic rule: guess once more after a hit
+    assert MafiaCodeConfig(expert=True).stop_allowed is True
+    assert MafiaCodeConfig(expert=True, may_stop=False).stop_allowed is False
+    assert deduce.make("mafia-code", num_players=4).config.hand_sizes() == (8,) * 4
+
+
+def test_config_rejects_bad_values():
+    with pytest.raises(ValueError, match="2 to 4 players"):
+        MafiaCodeConfig(num_players=5)
+    with pytest.raises(ValueError, match="need"):
+        MafiaCodeConfig(num_players=4, hand_size=10)
+    with pytest.raises(ValueError, match="distinct"):
+        MafiaCodeConfig(letters=("A", "A"))
+    with pytest.raises(ValueError, match="auto_circling"):
+        MafiaCodeConfig(auto_circling=False)
+    with pytest.raises(deduce.UnknownName):
+        deduce.make("mafia-code", colour="red")
+
+
+# -- deal and opening round -------------------------------------------------------------------
+@pytest.mark.parametrize("n,hand,box", [(2, 12, 12), (3, 10, 6), (4, 8, 4)])
+def test_deal_sizes_and_box(n, hand, box):
+    g = MafiaCodeGame(num_players=n)
+    s = g.new_initial_state(11)
+    assert [len(h) for h in s.hands] == [hand] * n
+    assert len(s.box) == box and g.config.box_size() == box
+    everything = sorted([c for h in s.hands for c in h] + list(s.box))
+    assert everything == list(range(36))
+    assert g.locations == tuple(f"p{i}" for i in range(n)) + (BOX,)
+    w = s.world()
+    assert (w == n).sum() == box
+    # a hand is private: each seat sees its own Dealt event only, a spectator none
+    for p in range(n):
+        dealt = [e for e in s.observation(p).events if isinstance(e, Dealt)]
+        assert dealt == [Dealt(p, s.hands[p])]
+    assert not [e for e in s.observation(None).events if isinstance(e, Dealt)]
+    assert s.observation(None).hand == ()
+
+
+@pytest.mark.parametrize("n,codes", [(2, 4), (3, 3), (4, 4)])
+def test_opening_round_every_player_writes_every_code(n, codes):
+    g = MafiaCodeGame(num_players=n)
+    for seed in range(5):
+        s = g.new_initial_state(seed)
+        opening = [e for e in s.events if isinstance(e, CodeWritten) and e.opening]
+        assert len(opening) == codes
+        assert [e.roller for e in opening] == [i % n for i in range(codes)]
+        assert len({(e.colour, e.letter) for e in opening}) == codes  # duplicates are rerolled
+        for e in opening:
+            assert e.writers == tuple(range(n))
+            assert e.counts == tuple(s.count(p, e.colour, e.letter) for p in range(n))
+        # then the first turn's roll: seat 0 alone writes
+        first = [e for e in s.events if isinstance(e, CodeWritten) and not e.opening]
+        assert len(first) == 1 and first[0].roller == 0 and first[0].writers == (0,)
+
+
+def test_count_is_colour_or_letter_each_card_once():
+    g = MafiaCodeGame(num_players=2)
+    red, b = 0, 1  # colour index of red, letter index of B
+    red_b = g.card_id(red, b)
+    assert len(g.matching(red, b)) == 11 and red_b in g.matching(red, b)
+    # the seed's example: two red cards and two B cards, none of them red B -> 4
+    hand = [g.card_id(red, 0), g.card_id(red, 2), g.card_id(1, b), g.card_id(2, b)]
+    rest = [c for c in range(36) if c not in hand and c not in g.matching(red, b)]
+    s = MafiaCodeState.from_deal(g, [hand + rest[:8], rest[8:20]], seed=0)
+    assert s.count(0, red, b) == 4
+    # with red B itself it counts once: 5, not 6
+    s2 = MafiaCodeState.from_deal(g, [hand + [red_b] + rest[:7], rest[8:20]], seed=0)
+    assert s2.count(0, red, b) == 5
+
+
+def test_same_seed_and_deal_replay_the_same_dice():
+    g = MafiaCodeGame(num_players=3)
+    a = g.new_initial_state(42)
+    b = MafiaCodeState.from_deal(g, a.hands, seed=42)
+    assert a.events == b.events
+    with pytest.raises(ValueError):
+        MafiaCodeState.from_deal(g, [a.hands[0], a.hands[0], a.hands[2]])
+
+
+# -- rolls ------------------------------------------------------------------------------------
+def test_turn_roll_rerolls_until_an_empty_cell_and_only_the_roller_writes():
+    g = small()
+    s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=3)
+    # fill every cell of player 1's sheet but (2, 1), then end player 0's turn with a miss
+    s.sheets[1] = {(c, k): s.count(1, c, k) for c in range(3) for k in range(3) if (c, k) != (2, 1)}
+    before = dict(s.sheets[0])
+    events = s.apply(Guess(1, miss_card(s, 1)))
+    roll = [e for e in events if isinstance(e, CodeWritten)]
+    assert len(roll) == 1
+    e = roll[0]
+    assert (e.roller, e.colour, e.letter, e.writers) == (1, 2, 1, (1,))
+    assert e.counts == (s.count(1, 2, 1),)
+    assert all(code in s.sheets[1] and code != (2, 1) for code in e.rerolled)
+    assert s.sheets[0] == before  # nobody else writes on a turn roll
+
+
+def test_roll_is_skipped_when_the_sheet_is_full():
+    g = small()
+    s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=3)
+    s.sheets[1] = {(c, k): s.count(1, c, k) for c in range(3) for k in range(3)}
+    events = s.apply(Guess(1, miss_card(s, 1)))
+    assert not [e for e in events if isinstance(e, CodeWritten)]
+    assert s.current_player == 1
+
+
+def test_every_turn_roll_lands_on_an_empty_cell():
+    g = MafiaCodeGame(num_players=3)
+    rng = np.random.default_rng(0)
+    s = g.new_initial_state(9)
+    filled = [set() for _ in range(3)]
+    for e in s.events:
+        if isinstance(e, CodeWritten):
+            for w in e.writers:
+                filled[w].add((e.colour, e.letter))
+    seen_turn_rolls = 0
+    while not s.is_terminal():
+        acts = s.legal_actions()
+        for e in s.apply(acts[int(rng.integers(len(acts)))]):
+            if isinstance(e, CodeWritten):
+                assert (e.colour, e.letter) not in filled[e.roller]
+                assert all(code in filled[e.roller] for code in e.rerolled)
+                filled[e.roller].add((e.colour, e.letter))
+                seen_turn_rolls += 1
+    assert seen_turn_rolls > 5
+
+
+# -- the guess loop, scoring and the end -------------------------------------------------------
+def test_hit_reveals_scores_and_continues_miss_ends_turn():
+    g = small()
+    s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=1)
+    assert s.current_player == 0
+    with pytest.raises(IllegalAction, match="first guess"):
+        s.apply(Stop())  # the first guess is mandatory
+    events = s.apply(Guess(1, 3))
+    assert events[0] == Guessed(0, 1, 3, True)
+    assert s.revealed[1] == [3] and s.scores == [1, 0]
+    assert s.current_player == 0  # a hit lets the guesser go on
+    assert Stop() not in s.legal_actions()  # basic rule: no stopping
+    with pytest.raises(IllegalAction, match="already revealed"):
+        s.apply(Guess(1, 3))
+    events = s.apply(Guess(1, 6))
+    assert events[0] == Guessed(0, 1, 6, False)
+    assert TurnEnded(0, "miss", 1, 0) in events
+    assert s.crossed[1] == [6] and s.scores == [1, 0]  # a miss costs nothing by default
+    assert s.current_player == 1 and s.turns == 1
+    # the miss is public: every seat and a spectator see the same Guessed event
+    for p in (0, 1, None):
+        assert Guessed(0, 1, 6, False) in s.observation(p).events
+
+
+def test_game_ends_the_moment_a_hand_is_fully_revealed():
+    g = small()
+    s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=1)
+    s.apply(Guess(1, 3))
+    s.apply(Guess(1, 4))
+    assert not s.is_terminal()
+    events = s.apply(Guess(1, 5))
+    assert s.is_terminal() and s.current_player == MafiaCodeState.TERMINAL
+    assert TurnEnded(0, "game_over", 3, 0) in events
+    assert s.returns() == [3.0, 0.0] and s.winners() == (0,)
+    assert s.legal_actions() == []
+    with pytest.raises(IllegalAction, match="over"):
+        s.apply(Guess(1, 0))
+
+
+def test_ties_are_shared():
+    g = small()
+    s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=1)
+    s.apply(Guess(1, 3))
+    s.apply(Guess(1, miss_card(s, 1)))
+    s.apply(Guess(0, 0))
+    s.apply(Guess(0, miss_card(s, 0)))
+    assert s.scores == [1, 1] and s.winners() == (0, 1)
+
+
+def test_expert_rule_forfeits_the_turns_points_and_allows_stopping():
+    g = small(expert=True)
+    s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=1)
+    s.apply(Guess(1, 3))
+    s.apply(Guess(1, 4))
+    assert s.scores == [2, 0] and Stop() in s.legal_actions()
+    events = s.apply(Guess(1, miss_card(s, 1)))
+    assert TurnEnded(0, "miss", 0, 2) in events
+    assert s.scores == [0, 0] and s.revealed[1] == [3, 4]  # the cards stay revealed
+    # player 1 hits once and stops: the point is kept
+    s.apply(Guess(0, 0))
+    events = s.apply(Stop())
+    assert TurnEnded(1, "stop", 1, 0) in events
+    assert s.scores == [0, 1] and s.current_player == 0
+
+
+def test_next_target_must_differ_when_configured():
+    g = small(num_players=3, hand_size=2, same_target_allowed=False)
+    s = MafiaCodeState.from_deal(g, [(0, 1), (2, 3), (4, 5)], seed=1)
+    s.apply(Guess(1, 2))
+    assert all(a.target == 2 for a in s.legal_actions() if isinstance(a, Guess))
+    with pytest.raises(IllegalAction, match="different player"):
+        s.apply(Guess(1, 3))
+
+
+# -- circling ---------------------------------------------------------------------------------
+def test_circling_is_automatic_public_and_derived_by_the_knowledge_base():
+    g = small()
+    # player 1 holds red A (0), red B (1) and blue C (5); cell (red, A) counts red x or x A
+    s = MafiaCodeState.from_deal(g, [(4, 7, 8), (0, 1, 5)], seed=1)
+    s.sheets[1][(0, 0)] = s.count(1, 0, 0)
+    assert s.count(1, 0, 0) == 2
+    s.apply(Guess(1, 0))
+    events = s.apply(Guess(1, 1))
+    circ = [e for e in events if isinstance(e, Circled)]
+    assert circ and circ[0].player == 1 and (0, 0) in circ[0].cells
+    assert set(circ[0].cards) >= set(g.matching(0, 0)) - {0, 1}
+    # the knowledge base is told the count and the reveals, never the circling, and finds it
+    kb = g.base_knowledge()
+    kb.extend(g.event_constraints(kb, CodeWritten(1, 0, 0, (1,), (2,))))
+    for e in s.observation(0).events:
+        if isinstance(e, Guessed):
+            kb.extend(g.event_constraints(kb, e))
+    assert g.event_constraints(kb, circ[0]) == []
+    possible = propagate(kb).possible[0]
+    for card in set(g.matching(0, 0)) - {0, 1}:
+        assert not possible[card, 1]
+    # and the full knowledge base of either seat rules out every card the circling crossed
+    for seat in (0, 1):
+        possible = propagate(g.knowledge(s.observation(seat))).possible[0]
+        for card in circ[0].cards:
+            assert not possible[card, 1]
+
+
+def test_zero_cells_are_circled_when_written():
+    g = MafiaCodeGame(num_players=2)
+    for seed in range(40):
+        s = g.new_initial_state(seed)
+        for i, e in enumerate(s.events):
+            if isinstance(e, CodeWritten):
+                for w, k in zip(e.writers, e.counts, strict=True):
+                    if k == 0:
+                        after = s.events[i + 1 :]
+                        assert any(
+                            isinstance(x, Circled) and x.player == w and (e.colour, e.letter) in x.cells
+                            for x in after
+                        )
+                        return
+    pytest.skip("no zero cell in 40 deals")
+
+
+# -- illegal actions --------------------------------------------------------------------------
+def test_illegal_guesses_say_why():
+    g = small(num_players=3, hand_size=2)
+    s = MafiaCodeState.from_deal(g, [(0, 1), (2, 3), (4, 5)], seed=1)
+    with pytest.raises(IllegalAction, match="own cards"):
+        s.apply(Guess(0, 2))
+    with pytest.raises(IllegalAction, match="no player 7"):
+        s.apply(Guess(7, 2))
+    with pytest.raises(IllegalAction, match="no card 99"):
+        s.apply(Guess(1, 99))
+    s.apply(Guess(1, 2))
+    with pytest.raises(IllegalAction, match="already revealed"):
+        s.apply(Guess(2, 2))
+    s.apply(Guess(1, 3))  # player 1 has now revealed everything: the game is over
+    assert s.is_terminal()
+
+
+def test_a_target_with_nothing_left_cannot_be_named():
+    g = small(num_players=3, hand_size=2)
+    s = MafiaCodeState.from_deal(g, [(0, 1), (2, 3), (4, 5)], seed=1)
+    s.revealed[2] = [4, 5]  # as if revealed earlier (the engine would have ended the game)
+    with pytest.raises(IllegalAction, match="no unrevealed cards"):
+        s.apply(Guess(2, 6))
+
+
+# -- knowledge --------------------------------------------------------------------------------
+def test_knowledge_holds_counts_facts_and_the_truth():
+    g = MafiaCodeGame(num_players=3)
+    rng = np.random.default_rng(4)
+    s = g.new_initial_state(4)
+    for _ in range(30):
+        if s.is_terminal():
+            break
+        acts = s.legal_actions()
+        s.apply(acts[int(rng.integers(len(acts)))])
+    obs = s.observation(1)
+    kb = g.knowledge(obs)
+    assert kb.consistent_with(s.world())
+    kinds = {type(c).__name__ for c in kb.constraints}
+    assert kinds == {"At", "NotAt", "Count"} or kinds == {"At", "Count"}
+    n_cells = sum(len(e.writers) for e in obs.events if isinstance(e, CodeWritten))
+    counts = [c for c in kb.constraints if type(c).__name__ == "Count" and len(c.cards) == 11]
+    assert len(counts) == n_cells
+    # the observer's own hand is fixed; a wrong guess is a NotAt for everyone
+    possible = propagate(kb).possible[0]
+    for c in obs.hand:
+        assert possible[c].tolist() == [z == 1 for z in range(4)]
+    for q, crossed in enumerate(obs.crossed):
+        for c in crossed:
+            assert not possible[c, q]
