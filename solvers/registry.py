@@ -14,6 +14,8 @@ _FACTORIES: dict[str, str | Callable[..., Solver]] = {
     "cpsat": "solvers.cpsat:CpSatSolver",
     "csp": "solvers.csp:CspSolver",
     "brute": "solvers.brute:BruteSolver",
+    "exact": "solvers.exact:ExactSolver",
+    "sample": "solvers.sample:SampleSolver",
     "auto": "solvers.auto:AutoSolver",
 }
 
