@@ -49,5 +49,18 @@ __all__ = [
     "State",
     "make",
     "game_names",
+    "Tournament",
+    "TournamentResults",
     "__version__",
 ]
+
+_LAZY = {"Tournament": "deduce.tournament", "TournamentResults": "deduce.tournament"}
+
+
+def __getattr__(name: str) -> object:
+    """The tournament harness loads on first use, keeping ``import deduce`` light."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'deduce' has no attribute {name!r}")

@@ -7,9 +7,12 @@ the failure is recorded with its traceback, and the caller decides what to do wi
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -18,7 +21,7 @@ import numpy as np
 from deduce.errors import IllegalAction
 from deduce.games.base import Action, Game, Observation
 
-__all__ = ["play_game", "GameRecord", "Failure", "PlayerLike", "seeds_for"]
+__all__ = ["play_game", "GameRecord", "Failure", "PlayerLike", "seeds_for", "hard_limit"]
 
 
 class PlayerLike(Protocol):
@@ -61,37 +64,94 @@ def seeds_for(seed: int, count: int) -> list[int]:
     return [int(s) for s in np.random.SeedSequence(seed).generate_state(count, dtype=np.uint64) >> 1]
 
 
+class _MoveInterrupted(BaseException):
+    """Raised inside a hung agent's move; a BaseException so ``except Exception`` cannot eat it."""
+
+
+def hard_limit(move_time_limit: float) -> float:
+    """When a move that overran ``move_time_limit`` is interrupted rather than waited for."""
+    return 2.0 * move_time_limit + 1.0
+
+
+@contextlib.contextmanager
+def _interrupt_after(seconds: float | None) -> Iterator[None]:
+    """Interrupt a move that hangs (SIGALRM), so one stuck agent cannot stall a tournament.
+
+    Only possible on the main thread of a POSIX process; elsewhere the move is simply timed.
+    """
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def _raise(signum: int, frame: object) -> None:
+        raise _MoveInterrupted
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def play_game(
     game: Game,
     agents: Sequence[PlayerLike],
     seed: int,
     move_time_limit: float | None = None,
     max_moves: int = 1_000_000,
+    deal_seed: int | None = None,
 ) -> GameRecord:
     """Play one game; ``agents[i]`` sits in seat ``i``. Deterministic for a given ``seed``.
 
     A crash, an illegal action, or (with ``move_time_limit``) a move slower than the limit
     forfeits: the offender scores the minimum, everyone else keeps playing no further, and
-    the record carries the failure. The time limit is checked after the move returns.
+    the record carries the failure. The time limit is checked after the move returns; a move
+    still running after :func:`hard_limit` seconds is interrupted (main thread, POSIX only).
+    ``deal_seed`` overrides the deal alone, so duplicate deals can replay one deal with the
+    agents swapped while each seat's own random stream still comes from ``seed``.
     """
     n = game.num_players
     if len(agents) != n:
         raise ValueError(f"{game.name} with {n} players needs {n} agents, got {len(agents)}")
-    deal_seed, *agent_seeds = seeds_for(seed, n + 1)
+    own_deal_seed, *agent_seeds = seeds_for(seed, n + 1)
+    if deal_seed is None:
+        deal_seed = own_deal_seed
+    interrupt_at = None if move_time_limit is None else hard_limit(move_time_limit)
     state = game.new_initial_state(deal_seed)
     names = tuple(getattr(a, "name", type(a).__name__) for a in agents)
     spent = [0.0] * n
     counts = [0] * n
     failure: Failure | None = None
     for i, agent in enumerate(agents):
-        agent.reset(game, i, agent_seeds[i])
+        try:
+            agent.reset(game, i, agent_seeds[i])
+        except Exception as exc:  # a broken agent forfeits before the first move
+            failure = Failure(i, names[i], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            break
     moves = 0
-    while not state.is_terminal() and moves < max_moves:
+    while failure is None and not state.is_terminal() and moves < max_moves:
         seat = state.current_player
         obs = state.observation(seat)
         start = time.perf_counter()
         try:
-            action = agents[seat].act(obs)
+            with _interrupt_after(interrupt_at):
+                action = agents[seat].act(obs)
+        except _MoveInterrupted:
+            elapsed = time.perf_counter() - start
+            spent[seat] += elapsed
+            counts[seat] += 1
+            failure = Failure(
+                seat, names[seat], "timeout",
+                f"move interrupted after {elapsed:.3f}s > {move_time_limit}s", traceback.format_exc(),
+            )
+            break
         except Exception as exc:  # an agent's bug must not end the tournament
             failure = Failure(seat, names[seat], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
             break

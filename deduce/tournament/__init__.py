@@ -1,0 +1,36 @@
+"""Tournaments between agents: schedules, backends, resumable results, ratings and reports.
+
+``Tournament(game, agents, games, seed).run()`` returns :class:`TournamentResults`;
+``TournamentResults.load(dir)`` reads a results directory back. pandas, pyarrow, openskill,
+tqdm, matplotlib and ray are imported only when needed (``pip install 'deduce[tournament]'``).
+"""
+
+from deduce.tournament.backends import BackendName, default_workers
+from deduce.tournament.results import TournamentResults
+from deduce.tournament.runner import Tournament
+from deduce.tournament.schedule import (
+    AgentSpec,
+    Arrangement,
+    GameSpec,
+    Schedule,
+    derive_seed,
+    parse_agent,
+)
+from deduce.tournament.stats import wilson
+from deduce.tournament.worker import COLUMNS, TIMING_COLUMNS
+
+__all__ = [
+    "Tournament",
+    "TournamentResults",
+    "AgentSpec",
+    "Arrangement",
+    "BackendName",
+    "GameSpec",
+    "Schedule",
+    "COLUMNS",
+    "TIMING_COLUMNS",
+    "derive_seed",
+    "default_workers",
+    "parse_agent",
+    "wilson",
+]

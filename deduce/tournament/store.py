@@ -1,0 +1,212 @@
+"""A results directory that survives being killed: tidy rows on disk, written as games finish.
+
+Layout of ``DIR``::
+
+    tournament.json          configuration, library version, progress
+    games.parquet            every finished game, one row per (game, seat) (``games.csv``
+                             without pyarrow), written when a run completes
+    parts/part-*.parquet     rows of games finished since, each file written atomically
+
+A part file is written to a temporary name and renamed, so a kill (even ``kill -9``) leaves
+only whole files; games not yet flushed are simply played again on the next run, and reading
+drops duplicate (game, seat) rows, so resuming never loses or doubles a game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deduce.errors import DeduceError
+from deduce.tournament.worker import COLUMNS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ResultStore", "rows_to_frame", "CONFIG_FILE", "empty_frame"]
+
+CONFIG_FILE = "tournament.json"
+_INT = ("game_id", "round", "deal", "seat", "players", "rank", "moves", "turns", "decisions", "seed", "deal_seed")
+_FLOAT = ("score", "decision_seconds", "wall_seconds")
+_BOOL = ("win", "forfeit")
+_STR = ("agent", "agent_name", "failure", "failure_message", "failure_traceback")
+
+
+def _dtypes() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for col in COLUMNS:
+        out[col] = "int64" if col in _INT else "float64" if col in _FLOAT else "bool" if col in _BOOL else "object"
+    return out
+
+
+def rows_to_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rows as a typed DataFrame in the canonical column order, sorted by (game, seat)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=list(COLUMNS)) if rows else empty_frame()
+    return _normalise(frame)
+
+
+def empty_frame() -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in _dtypes().items()})
+
+
+def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
+    """Canonical types and order, duplicates dropped: equal games give equal frames."""
+    frame = frame[list(COLUMNS)].copy()
+    for col in _STR:
+        frame[col] = frame[col].fillna("").astype(str).astype(object)
+    frame = frame.astype({c: t for c, t in _dtypes().items() if t != "object"})
+    frame = frame.drop_duplicates(subset=["game_id", "seat"], keep="first")
+    return frame.sort_values(["game_id", "seat"], kind="stable").reset_index(drop=True)
+
+
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class ResultStore:
+    """Reads and appends to one results directory; see the module docstring for the layout."""
+
+    def __init__(self, path: str | os.PathLike[str], fmt: str | None = None, flush_seconds: float = 0.5) -> None:
+        self.path = Path(path)
+        self.fmt = fmt or ("parquet" if _has_pyarrow() else "csv")
+        if self.fmt not in ("parquet", "csv"):
+            raise DeduceError(f"results format must be parquet or csv, not {self.fmt!r}")
+        self.flush_seconds = flush_seconds
+        self._buffer: list[dict[str, Any]] = []
+        self._last_flush = time.monotonic()
+        self._serial = 0
+
+    # -- configuration -------------------------------------------------------------------
+    @property
+    def config_path(self) -> Path:
+        return self.path / CONFIG_FILE
+
+    def read_config(self) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.config_path.read_text())
+        except FileNotFoundError:
+            return None
+        except ValueError as exc:
+            raise DeduceError(f"{self.config_path}: not valid JSON ({exc})") from None
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        _atomic_write(self.config_path, (json.dumps(config, indent=2, sort_keys=True) + "\n").encode())
+
+    # -- locking -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """One writer per directory; the OS drops the lock if the writer dies (even kill -9)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.path / ".lock", "w") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise DeduceError(f"{self.path} is being written by another run") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    # -- reading -------------------------------------------------------------------------
+    def _files(self) -> list[Path]:
+        main = [p for p in (self.path / "games.parquet", self.path / "games.csv") if p.exists()]
+        parts = sorted((self.path / "parts").glob("part-*.*")) if (self.path / "parts").is_dir() else []
+        return main + [p for p in parts if p.suffix in (".parquet", ".csv")]
+
+    def load(self) -> pd.DataFrame:
+        """Every recorded row, typed, deduplicated and sorted by (game, seat)."""
+        import pandas as pd
+
+        frames = [_read(p) for p in self._files()]
+        frames = [f for f in frames if len(f)]
+        if not frames:
+            return empty_frame()
+        return _normalise(pd.concat(frames, ignore_index=True))
+
+    def done_ids(self) -> set[int]:
+        """Ids of games already recorded (every seat present)."""
+        frame = self.load()
+        if frame.empty:
+            return set()
+        counts = frame.groupby("game_id")["seat"].count()
+        players = frame.groupby("game_id")["players"].first()
+        return {int(g) for g in counts.index if counts[g] == players[g]}
+
+    # -- writing -------------------------------------------------------------------------
+    def append(self, rows: list[dict[str, Any]]) -> None:
+        """Buffer one game's rows; flush to a new part file at most every ``flush_seconds``."""
+        self._buffer.extend(rows)
+        if time.monotonic() - self._last_flush >= self.flush_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        self._last_flush = time.monotonic()
+        if not self._buffer:
+            return
+        frame = rows_to_frame(self._buffer)
+        parts = self.path / "parts"
+        parts.mkdir(parents=True, exist_ok=True)
+        self._serial += 1
+        name = f"part-{time.time_ns():020d}-{os.getpid()}-{self._serial:06d}.{self.fmt}"
+        _write_frame(frame, parts / name, self.fmt)
+        self._buffer.clear()
+
+    def compact(self) -> pd.DataFrame:
+        """Merge everything into one ``games.<fmt>`` file and drop the parts it now holds."""
+        self.flush()
+        frame = self.load()
+        files = self._files()
+        target = self.path / f"games.{self.fmt}"
+        _write_frame(frame, target, self.fmt)
+        for p in files:
+            if p != target:
+                p.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (self.path / "parts").rmdir()  # only when empty
+        return frame
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _write_frame(frame: pd.DataFrame, path: Path, fmt: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if fmt == "parquet":
+        frame.to_parquet(tmp, index=False)
+    else:
+        frame.to_csv(tmp, index=False)
+    with open(tmp, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _read(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
+    if path.suffix == ".parquet":
+        if not _has_pyarrow():
+            raise DeduceError(f"{path} is Parquet: install pyarrow to read it")
+        return pd.read_parquet(path)
+    return pd.read_csv(path, dtype={c: str for c in _STR}, keep_default_na=False)

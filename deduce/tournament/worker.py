@@ -1,0 +1,128 @@
+"""Playing one scheduled game inside any worker, from plain data.
+
+A worker (this process, a pool process or a Ray task) receives a :class:`Setup` and a
+:class:`~deduce.tournament.schedule.GameSpec`, rebuilds the game and the agents by name, plays,
+and returns one tidy row per seat. Agents and solvers are resolved with importlib at run time:
+the ``deduce`` core never imports ``agents`` or ``solvers``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from deduce.errors import DeduceError, UnknownName
+from deduce.games import Game, make
+from deduce.play import GameRecord, play_game
+from deduce.tournament.schedule import AgentSpec, GameSpec
+
+__all__ = ["Setup", "play_scheduled", "record_rows", "build_agent", "COLUMNS", "TIMING_COLUMNS"]
+
+#: The results table, one row per (game, seat), in this column order.
+COLUMNS: tuple[str, ...] = (
+    "game_id", "round", "deal", "seat", "agent", "agent_name", "players",
+    "score", "rank", "win", "forfeit", "failure",
+    "moves", "turns", "decisions", "decision_seconds", "wall_seconds",
+    "seed", "deal_seed", "failure_message", "failure_traceback",
+)
+#: Columns measured in wall-clock time: the only ones that differ between two runs of a seed.
+TIMING_COLUMNS: tuple[str, ...] = ("decision_seconds", "wall_seconds")
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every game of a tournament shares; small and picklable, sent to each worker."""
+
+    game: str
+    config: tuple[tuple[str, Any], ...]  # game config fields, num_players included
+    agents: tuple[AgentSpec, ...]
+    move_time_limit: float | None = None
+
+    @classmethod
+    def create(
+        cls, game: str, config: dict[str, Any], agents: tuple[AgentSpec, ...], move_time_limit: float | None
+    ) -> Setup:
+        items = tuple(sorted((k, _hashable(v)) for k, v in config.items()))
+        return cls(game, items, agents, move_time_limit)
+
+    def agent(self, label: str) -> AgentSpec:
+        for spec in self.agents:
+            if spec.label == label:
+                return spec
+        raise UnknownName(f"no agent labelled {label!r} in this tournament")
+
+
+@functools.lru_cache(maxsize=8)
+def _game(name: str, config: tuple[tuple[str, Any], ...]) -> Game:
+    """Games are immutable rules, so a worker builds each configuration once."""
+    return make(name, **dict(config))
+
+
+def build_agent(spec: AgentSpec, game: str, in_worker: bool = False) -> Any:
+    """A fresh agent from its spec (fresh per game, so results never depend on game order)."""
+    registry = importlib.import_module("agents")
+    try:
+        return registry.get(spec.name, game=game, **spec.kwargs)
+    except UnknownName as exc:
+        if not in_worker:
+            raise
+        raise UnknownName(
+            f"{exc} (agents registered at run time exist only in the process that registered "
+            "them: register them in an importable module or use the serial backend)"
+        ) from None
+    except TypeError as exc:
+        raise DeduceError(f"agent {spec.label!r}: bad parameters {spec.kwargs}: {exc}") from None
+
+
+def play_scheduled(setup: Setup, spec: GameSpec) -> list[dict[str, Any]]:
+    """Play game ``spec`` and return its rows (one per seat)."""
+    game = _game(setup.game, setup.config)
+    agents = [build_agent(setup.agent(label), setup.game, in_worker=True) for label in spec.seats]
+    start = time.perf_counter()
+    record = play_game(game, agents, spec.seed, move_time_limit=setup.move_time_limit, deal_seed=spec.deal_seed)
+    wall = time.perf_counter() - start
+    return record_rows(setup, spec, record, wall)
+
+
+def record_rows(setup: Setup, spec: GameSpec, record: GameRecord, wall: float) -> list[dict[str, Any]]:
+    """The tidy rows of one finished game."""
+    failure = record.failure
+    rows = []
+    for seat, label in enumerate(spec.seats):
+        score = record.returns[seat]
+        own = failure is not None and failure.seat == seat
+        rows.append({
+            "game_id": spec.game_id,
+            "round": spec.round,
+            "deal": spec.deal,
+            "seat": seat,
+            "agent": label,
+            "agent_name": setup.agent(label).name,
+            "players": len(spec.seats),
+            "score": float(score),
+            "rank": 1 + sum(1 for other in record.returns if other > score),
+            "win": seat in record.winners,
+            "forfeit": own,
+            "failure": failure.kind if failure is not None else "",
+            "moves": record.moves,
+            "turns": record.turns,
+            "decisions": record.decisions[seat],
+            "decision_seconds": float(record.decision_seconds[seat]),
+            "wall_seconds": float(wall),
+            "seed": spec.seed,
+            "deal_seed": spec.deal_seed,
+            "failure_message": failure.message if own and failure is not None else "",
+            "failure_traceback": failure.traceback if own and failure is not None else "",
+        })
+    return rows
