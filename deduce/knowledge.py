@@ -123,10 +123,19 @@ class KnowledgeBase:
         source: str | None = None,
         check: Checker | bool | None = None,
     ) -> None:
-        """Add several constraints at once: all are added, or none (on a contradiction)."""
+        """Add several constraints at once: all are added, or none (on a contradiction).
+
+        ``check``: a solver proves the result satisfiable; ``None`` uses ``self.checker`` (cheap
+        propagation alone when there is none); ``False`` trusts the constraints and checks
+        nothing beyond their shape (engine-made observations of a real game).
+        """
         new = list(constraints)
         for c in new:
             self.validate(c)
+        if check is False:
+            self._constraints.extend(new)
+            self._sources.extend([source] * len(new))
+            return
         trial = self.copy()
         trial._constraints.extend(new)
         trial._sources.extend([source] * len(new))
@@ -134,7 +143,7 @@ class KnowledgeBase:
         reason = propagate(trial).contradiction
         if reason is None:
             checker = self.checker if check is None else check
-            if checker not in (None, False, True) and not checker.consistent(trial):
+            if checker is not None and checker is not True and not checker.consistent(trial):
                 reason = "no consistent world remains"
         if reason is not None:
             conflicts = self._conflicts(trial, len(new), check)

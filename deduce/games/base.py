@@ -130,6 +130,12 @@ class State(abc.ABC):
     @abc.abstractmethod
     def clone(self) -> State: ...
 
+    def world(self) -> np.ndarray:
+        """The true hidden world in the coordinates of ``game.knowledge``'s knowledge bases
+        (``[card] -> location``, or ``[epoch, card]`` for games whose cards move). Tests use it
+        to check that every player's knowledge base is sound."""
+        raise NotImplementedError(f"{type(self).__name__} does not expose its world")
+
     @property
     def events(self) -> tuple[Event, ...]:
         return tuple(self._events)

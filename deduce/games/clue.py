@@ -362,19 +362,25 @@ class ClueGame(Game[ClueConfig]):
 class ClueState(State):
     """The truth of one Clue game."""
 
-    def __init__(self, game: ClueGame, rng: np.random.Generator) -> None:
+    def __init__(self, game: ClueGame, rng: np.random.Generator | None = None, deal: Any = None) -> None:
         super().__init__(game)
         self.game: ClueGame = game
         cfg = game.config
-        self.envelope = tuple(int(rng.choice(cat)) for cat in game.categories)
-        rest = [c for c in range(len(game.deck)) if c not in self.envelope]
-        rng.shuffle(rest)
-        self.hands: list[tuple[int, ...]] = []
-        pos = 0
-        for size in cfg.hand_sizes():
-            self.hands.append(tuple(sorted(rest[pos : pos + size])))
-            pos += size
-        self.extra = tuple(sorted(rest[pos:]))
+        if deal is None:
+            assert rng is not None
+            envelope = tuple(int(rng.choice(cat)) for cat in game.categories)
+            rest = [c for c in range(len(game.deck)) if c not in envelope]
+            rng.shuffle(rest)
+            hands, pos = [], 0
+            for size in cfg.hand_sizes():
+                hands.append(rest[pos : pos + size])
+                pos += size
+            deal = (envelope, hands, rest[pos:])
+        envelope, hands, extra = deal
+        self.envelope = tuple(int(c) for c in envelope)
+        self.hands: list[tuple[int, ...]] = [tuple(sorted(int(c) for c in h)) for h in hands]
+        self.extra = tuple(sorted(int(c) for c in extra))
+        self._check_deal()
         self.turn_player = 0
         self.turns = 0
         self.phase = "start"  # start | refute | after | accuse
@@ -386,6 +392,28 @@ class ClueState(State):
         self._events = [Dealt(p, h) for p, h in enumerate(self.hands)]
         if self.extra and cfg.deal_mode == "equal_leftover_public":
             self._events.append(ExtraRevealed(self.extra))
+
+    @classmethod
+    def from_deal(
+        cls,
+        game: ClueGame,
+        envelope: Sequence[int],
+        hands: Sequence[Sequence[int]],
+        extra: Sequence[int] = (),
+    ) -> ClueState:
+        """A game starting from a given deal (card ids): for tests, replays and a real table."""
+        return cls(game, deal=(envelope, hands, extra))
+
+    def _check_deal(self) -> None:
+        game = self.game
+        cards = list(self.envelope) + [c for h in self.hands for c in h] + list(self.extra)
+        if sorted(cards) != list(range(len(game.deck))):
+            raise ValueError("a deal must place every card exactly once")
+        if tuple(game.deck[c].category for c in self.envelope) != ("suspect", "weapon", "room"):
+            raise ValueError("the envelope holds one suspect, one weapon and one room, in that order")
+        sizes = tuple(len(h) for h in self.hands)
+        if sizes != game.config.hand_sizes() or len(self.extra) != game.config.extra_size():
+            raise ValueError(f"hand sizes {sizes} do not follow the deal rule {game.config.hand_sizes()}")
 
     # -- queries -----------------------------------------------------------------------------
     @property

@@ -1,0 +1,73 @@
+"""``deduce solve``: the notebook, its JSON form, and one-line errors with exit status 2."""
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from deduce.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "clue-3p.json"
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "auto"])
+def test_json_output_is_exact_and_complete(capsys, solver):
+    code, out, err = run_cli(capsys, "solve", str(EXAMPLE), "--json", "--solver", solver)
+    assert code == 0, err
+    data = json.loads(out)
+    assert isinstance(data["worlds"], int) and data["worlds"] > 0
+    probs = data["probabilities"]
+    assert len(probs) == 21
+    for card, row in probs.items():
+        assert set(row) == {"ann", "bob", "cy", "envelope"}
+        assert abs(sum(row.values()) - 1) < 1e-9
+    assert probs["Lounge"]["cy"] == 1.0 and probs["Rope"]["ann"] == 1.0
+
+
+def test_fractions_sum_to_one(capsys):
+    code, out, _ = run_cli(capsys, "solve", str(EXAMPLE), "--json", "--fractions", "--solver", "cpsat")
+    assert code == 0
+    row = json.loads(out)["probabilities"]["Wrench"]
+    assert sum(Fraction(v) for v in row.values()) == 1
+
+
+def test_text_notebook(capsys):
+    code, out, _ = run_cli(capsys, "solve", str(EXAMPLE), "--solver", "cpsat")
+    assert code == 0
+    assert "consistent deals" in out and "envelope:" in out
+    lounge = next(line for line in out.splitlines() if line.startswith("Lounge"))
+    assert lounge.split()[-2] == "YES"
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"game": "clue", "players": [', "malformed JSON"),
+        ('{"game": "clue", "players": ["a", "b", "c"], "events": [{"type": "card_at", "card": "Nope", "at": "a"}]}', "event 0"),
+    ],
+)
+def test_bad_logs_exit_2_with_one_line_and_no_traceback(tmp_path, content, message):
+    log = tmp_path / "log.json"
+    log.write_text(content)
+    proc = subprocess.run(
+        [sys.executable, "-m", "deduce", "solve", str(log)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("deduce solve: error:")
+    assert proc.stdout == ""
+
+
+def test_unknown_solver(capsys):
+    code, _, err = run_cli(capsys, "solve", str(EXAMPLE), "--solver", "nope")
+    assert code == 2 and "unknown solver 'nope'" in err

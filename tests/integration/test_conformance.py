@@ -1,0 +1,69 @@
+"""Every registered game plays through with random agents, and its observations behave."""
+
+import dataclasses
+
+import pytest
+
+import agents
+import deduce
+from deduce.play import play_game
+
+
+def configs(name):
+    cls = deduce.games.game_class(name)
+    return sorted({cls.min_players, cls.max_players})
+
+
+@pytest.mark.parametrize("name", deduce.game_names())
+def test_random_play_reaches_the_end(name):
+    cls = deduce.games.game_class(name)
+    for n in configs(name):
+        game = deduce.make(name, num_players=n)
+        for seed in range(3):
+            record = play_game(game, [agents.get("random", game=name) for _ in range(n)], seed)
+            assert record.failure is None, record.failure
+            assert len(record.returns) == n
+        assert cls.name == name
+
+
+@pytest.mark.parametrize("name", deduce.game_names())
+def test_observations_match_the_state_and_knowledge_is_sound(name):
+    import numpy as np
+
+    n = deduce.games.game_class(name).min_players
+    game = deduce.make(name, num_players=n)
+    state = game.new_initial_state(11)
+    rng = np.random.default_rng(11)
+    steps = 0
+    while not state.is_terminal() and steps < 300:
+        player = state.current_player
+        obs = state.observation(player)
+        assert set(obs.legal_actions) == set(state.legal_actions())
+        assert obs.player == player and obs.current_player == player
+        for other in range(n):
+            if other != player:
+                assert state.observation(other).legal_actions == ()
+        if steps % 10 == 0:
+            try:
+                world = state.world()
+            except NotImplementedError:
+                world = None
+            if world is not None:
+                for p in range(n):
+                    assert game.knowledge(state.observation(p)).consistent_with(world), (p, steps)
+        state.apply(obs.legal_actions[int(rng.integers(len(obs.legal_actions)))])
+        steps += 1
+    assert isinstance(state.returns(), list)
+
+
+@pytest.mark.parametrize("name", deduce.game_names())
+def test_observation_is_immutable_and_detached(name):
+    n = deduce.games.game_class(name).min_players
+    game = deduce.make(name, num_players=n)
+    state = game.new_initial_state(3)
+    obs = state.observation(state.current_player)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        obs.player = 99  # type: ignore[misc]
+    assert isinstance(obs.events, tuple) and isinstance(obs.legal_actions, tuple)
+    for value in vars(obs).values() if hasattr(obs, "__dict__") else ():
+        assert value is not state and value is not getattr(state, "rng", object())

@@ -1,0 +1,62 @@
+"""Solver registry, refusals, and the query protocol on a hand-checked instance."""
+
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+import pytest
+
+import solvers
+from deduce import At, Count, Deck, KnowledgeBase, NotSupported, TooLarge, UnknownName
+
+
+def two_player_kb() -> KnowledgeBase:
+    deck = Deck.from_categories({"k": ["a", "b", "c", "d"]})
+    kb = KnowledgeBase(deck, ["ann", "bob"])
+    kb.add(Count(range(4), 0, 2))
+    return kb
+
+
+@pytest.mark.parametrize("name", ["brute", "cpsat", "csp", "auto"])
+def test_counts_and_marginals(name):
+    kb = two_player_kb()
+    s = solvers.get(name)
+    assert s.count(kb) == comb(4, 2)
+    assert np.allclose(s.marginals(kb), 0.5)
+    kb.add(At(0, 0))
+    assert s.count(kb) == 3
+    tally = s.tallies(kb)
+    assert tally.fractions()[1][0] == Fraction(1, 3)
+    assert s.possible(kb)[0].tolist() == [True, False]
+    dist = s.solution_distribution(kb, "ann")
+    assert dist == {(0, 1): 1 / 3, (0, 2): 1 / 3, (0, 3): 1 / 3}
+
+
+def test_unknown_solver_is_a_clear_error():
+    with pytest.raises(UnknownName, match="unknown solver 'nope'"):
+        solvers.get("nope")
+
+
+def test_enumeration_refuses_past_its_limit():
+    deck = Deck.from_categories({"k": [f"c{i}" for i in range(12)]})
+    kb = KnowledgeBase(deck, ["a", "b", "c"])
+    with pytest.raises(TooLarge):
+        solvers.get("cpsat", limit=1000).count(kb)
+    with pytest.raises(TooLarge):
+        solvers.get("csp", limit=1000).count(kb)
+
+
+def test_multi_epoch_knowledge_is_not_supported_by_static_backends():
+    deck = Deck.from_categories({"k": ["a", "b"]})
+    kb = KnowledgeBase(deck, ["ann", "bob"], epochs=2)
+    for name in ("brute", "cpsat", "csp"):
+        assert not solvers.get(name).supports(kb)
+        with pytest.raises(NotSupported):
+            solvers.get(name).possible(kb)
+
+
+def test_cpsat_core_names_a_small_unsatisfiable_subset():
+    kb = two_player_kb()
+    kb.extend([At(0, 1), At(1, 1), At(2, 1)], check=False)  # bob holds 3, ann 2 of 4 cards: impossible
+    core = solvers.get("cpsat").core(kb)
+    assert 0 in core and len(core) == 4
