@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from math import factorial
+from math import comb, factorial
 
 import numpy as np
 
@@ -397,8 +397,32 @@ class Plan:
                 self.factor *= bin(dom[k]).count("1")
             else:
                 classes.setdefault((vdom[k], tuple(member[k])), []).append(k)
-        ordered = self._order(list(classes.items()))
+        ordered = self._split(self._order(list(classes.items())), vcounts, vclauses, vnotalls)
         self._layout(ordered, vcounts, vclauses, vnotalls)
+
+    @staticmethod
+    def _split(ordered, vcounts, vclauses, vnotalls):
+        """Place a big class card by card when that needs fewer moves than all compositions.
+
+        A class of ``m`` cards over ``d`` locations has ``C(m+d-1, d-1)`` compositions (fewer
+        distinct ones when it touches only ``t`` locations' constraints: ``C(m+t, t)``);
+        card by card it costs about ``m * d`` moves over states of the same kind.
+        """
+        out = []
+        for (vd, mem), cards in ordered:
+            m, d = len(cards), len(vd)
+            if m == 1 or any(key[0] == "n" for key in mem):
+                out.append(((vd, mem), cards))
+                continue
+            touched = {vcounts[key[1]][1] for key in mem if key[0] == "c"}
+            touched |= {vclauses[key[1]][1] for key in mem if key[0] == "a"}
+            t = len(touched)
+            moves = comb(m + t, t) if t < d else comb(m + d - 1, d - 1)
+            if moves > m * d:
+                out.extend(((vd, mem), [k]) for k in cards)
+            else:
+                out.append(((vd, mem), cards))
+        return out
 
     @staticmethod
     def _order(items: list[tuple[tuple, list[int]]]) -> list[tuple[tuple, list[int]]]:
