@@ -70,6 +70,7 @@ __all__ = [
     "face",
     "face_sides",
     "chief_from_sides",
+    "chief_from_down",
 ]
 
 FEATURES: tuple[str, ...] = ("ears", "eyes", "fur", "clothes", "hands")
@@ -120,6 +121,14 @@ def face_sides(cat: int) -> tuple[int, ...]:
 def chief_from_sides(sides: Sequence[int]) -> int:
     """The cat matching every up side (``sides[f]`` is the up side of feature f)."""
     return sum(int(s) << f for f, s in enumerate(sides))
+
+
+def chief_from_down(down_faces: Sequence[int]) -> int:
+    """The chief given the knowledge-base faces at ``down`` (one per feature)."""
+    sides = [0] * NUM_FEATURES
+    for c in down_faces:
+        sides[c // 2] = 1 - c % 2
+    return chief_from_sides(sides)
 
 
 class Colour(StrEnum):
