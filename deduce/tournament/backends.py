@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from enum import StrEnum
@@ -24,7 +25,7 @@ Rows = list[dict[str, Any]]
 
 
 class BackendName(StrEnum):
-    AUTO = "auto"  #: processes when there is more than one core and enough games, else serial
+    AUTO = "auto"  #: serial, moving to processes once the remaining games look long enough
     SERIAL = "serial"
     PROCESSES = "processes"
     RAY = "ray"
@@ -38,15 +39,19 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def resolve_backend(name: str | BackendName, workers: int, games: int) -> BackendName:
-    """Turn ``auto`` into a concrete backend: a pool only pays off with cores and games to spare."""
+#: ``auto`` measures serial play this long before deciding whether a pool would pay off.
+AUTO_PROBE_SECONDS = 1.0
+#: ... and starts one only if the remaining games would take longer than this serially
+#: (starting interpreters that import OR-Tools costs about a second per core).
+AUTO_POOL_SECONDS = 5.0
+
+
+def resolve_backend(name: str | BackendName) -> BackendName:
+    """Check a backend name, with a message listing the choices."""
     try:
-        backend = BackendName(name)
+        return BackendName(name)
     except ValueError:
         raise DeduceError(f"unknown backend {name!r}; choose one of {', '.join(b.value for b in BackendName)}") from None
-    if backend is BackendName.AUTO:
-        return BackendName.PROCESSES if workers > 1 and games >= 4 * workers else BackendName.SERIAL
-    return backend
 
 
 def run_games(
@@ -59,8 +64,10 @@ def run_games(
     """Yield the rows of each game of ``specs`` as it finishes."""
     if not specs:
         return iter(())
-    if backend is BackendName.SERIAL or backend is BackendName.AUTO:
+    if backend is BackendName.SERIAL or (backend is BackendName.AUTO and workers <= 1):
         return (play_scheduled(setup, spec) for spec in specs)
+    if backend is BackendName.AUTO:
+        return _auto(setup, specs, workers)
     if backend is BackendName.PROCESSES:
         return _processes(setup, specs, workers)
     if backend is BackendName.RAY:
@@ -68,8 +75,26 @@ def run_games(
     raise DeduceError(f"unknown backend {backend!r}")  # pragma: no cover
 
 
+def _auto(setup: Setup, specs: Sequence[GameSpec], workers: int) -> Iterator[Rows]:
+    """Play serially; once a probe shows the rest would take a while, hand it to a process pool.
+
+    Short runs (the common case from the command line) never pay the pool's start-up cost; long
+    ones use every core. Games do not depend on where they run, so the table is the same.
+    """
+    start = time.perf_counter()
+    for done, spec in enumerate(specs, start=1):
+        yield play_scheduled(setup, spec)
+        elapsed = time.perf_counter() - start
+        remaining = len(specs) - done
+        if remaining and elapsed >= AUTO_PROBE_SECONDS and elapsed / done * remaining >= AUTO_POOL_SECONDS:
+            yield from _processes(setup, specs[done:], workers)
+            return
+
+
 def _processes(setup: Setup, specs: Sequence[GameSpec], workers: int) -> Iterator[Rows]:
-    """A pool of fresh (spawned) interpreters: safe whatever threads the parent runs (OR-Tools)."""
+    """A pool of fresh (spawned) interpreters: safe whatever threads the parent runs (BLAS,
+    Arrow, Ray), at the price of the usual rule that a script must guard its entry point with
+    ``if __name__ == "__main__":``."""
     workers = max(1, min(workers, len(specs)))
     context = multiprocessing.get_context("spawn")
     pending = iter(specs)
@@ -100,7 +125,7 @@ def _ray(setup: Setup, specs: Sequence[GameSpec], workers: int, address: str | N
         raise DeduceError("the ray backend needs Ray: pip install 'deduce[ray]'") from None
     started = not ray.is_initialized()
     if started:
-        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "warning"}
         if address:
             ray.init(address=address, **options)
         else:

@@ -44,6 +44,13 @@ class Tournament:
     range. ``games`` counts games, not rounds; a multiple of ``schedule.round_size`` seats
     every agent equally. With ``out`` the run is saved as it goes and resumes what is there;
     without it nothing touches the disk. ``progress=None`` shows a bar only on a terminal.
+
+    ``backend`` is ``serial`` (the default here), ``processes`` (``workers`` local processes,
+    default all cores), ``ray`` (``address`` of a cluster, default a local one) or ``auto``
+    (serial, switching to processes when the rest of the run looks long; the command line's
+    default). Process and Ray workers rebuild agents by registered name, so agents registered
+    at run time need the serial backend, and a script starting them needs the
+    ``if __name__ == "__main__":`` guard. Every backend gives the same table for a seed.
     """
 
     def __init__(
@@ -58,7 +65,7 @@ class Tournament:
         arrangement: Arrangement | str = Arrangement.ROTATE,
         duplicate: bool = True,
         move_time_limit: float | None = None,
-        backend: BackendName | str = BackendName.AUTO,
+        backend: BackendName | str = BackendName.SERIAL,
         workers: int | None = None,
         address: str | None = None,
         out: str | os.PathLike[str] | None = None,
@@ -93,7 +100,7 @@ class Tournament:
         self.schedule = Schedule(tuple(s.label for s in self.specs), players, self.seed, Arrangement(arrangement), duplicate)
         self.move_time_limit = move_time_limit
         self.workers = workers or default_workers()
-        self.backend = backend
+        self.backend = resolve_backend(backend)
         self.address = address
         self.out = Path(out) if out is not None else None
         self.progress = progress
@@ -138,7 +145,7 @@ class Tournament:
         with store.lock() if store is not None else nullcontext():
             done = self._prepare(store) if store is not None else set()
             todo = [s for s in specs if s.game_id not in done]
-            backend = resolve_backend(self.backend, self.workers, len(todo))
+            backend = self.backend
             rows: list[dict[str, Any]] = []
             played = 0
             try:

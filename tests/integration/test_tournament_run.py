@@ -120,3 +120,23 @@ def test_slow_and_hung_agents_time_out():
     assert time.perf_counter() - start < 10  # interrupted at the hard limit, not after 60 s
     rows = hung[hung["agent"] == "sleeper"]
     assert (rows["failure"] == "timeout").all() and rows["failure_message"].str.contains("interrupted").all()
+
+
+def test_auto_backend_moves_long_runs_to_processes(monkeypatch):
+    from deduce.tournament import backends
+
+    calls = []
+    real = backends._processes
+
+    def spy(setup, specs, workers):
+        calls.append(len(specs))
+        return real(setup, specs, workers)
+
+    monkeypatch.setattr(backends, "AUTO_PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(backends, "AUTO_POOL_SECONDS", 0.0)
+    monkeypatch.setattr(backends, "_processes", spy)
+    kw = dict(games=6, seed=12, workers=2)
+    auto = Tournament("clue", ["notebook", "random", "random"], backend="auto", **kw).run()
+    assert calls == [5]  # one game probed here, the other five in the pool
+    serial = Tournament("clue", ["notebook", "random", "random"], backend="serial", **kw).run()
+    pd.testing.assert_frame_equal(untimed(auto.games), untimed(serial.games))

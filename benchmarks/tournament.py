@@ -1,0 +1,120 @@
+"""Tournament throughput: games per second for Clue with deductive agents, per backend.
+
+``python -m benchmarks.tournament`` plays the same seeded Clue tournament (three ``deductive``
+agents by default) on the serial backend, a pool of local processes, and Ray started locally
+(when installed), checks that all three give the same results table, and prints a README-ready
+Markdown table. Times are wall-clock for the whole run, worker start-up included, because that
+is what a user waits for; Ray's start-up (``ray.init``) is timed separately as its overhead.
+``--games`` (default 60), ``--workers`` (default 2), ``--agents``, ``--no-ray``, ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from deduce.tournament import TIMING_COLUMNS, Tournament
+
+__all__ = ["Measurement", "measure", "main"]
+
+
+@dataclass(frozen=True)
+class Measurement:
+    backend: str
+    workers: int
+    games: int
+    seconds: float
+    startup_seconds: float = 0.0  # Ray only: ray.init, not included in ``seconds``
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+
+def measure(backend: str, agents: Sequence[str], games: int, workers: int, seed: int, out: Path) -> tuple[Measurement, object]:
+    """Run one tournament on ``backend`` into a fresh directory; time it; return its table too."""
+    startup = 0.0
+    if backend == "ray":
+        import ray
+
+        start = time.perf_counter()
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level="warning")
+        startup = time.perf_counter() - start
+    tournament = Tournament("clue", list(agents), games=games, seed=seed, backend=backend, workers=workers,
+                            out=out / backend, progress=False)
+    start = time.perf_counter()
+    results = tournament.run()
+    seconds = time.perf_counter() - start
+    if backend == "ray":
+        import ray
+
+        ray.shutdown()
+    used = 1 if backend == "serial" else workers
+    return Measurement(backend, used, games, seconds, startup), results.games.drop(columns=list(TIMING_COLUMNS))
+
+
+def _ray_available() -> bool:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def markdown(rows: Sequence[Measurement]) -> str:
+    serial = next((m for m in rows if m.backend == "serial"), None)
+    lines = [
+        "| backend | workers | games | seconds | games/s | speed-up vs serial | start-up (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for m in rows:
+        speedup = f"{m.games_per_second / serial.games_per_second:.2f}x" if serial else "-"
+        startup = f"{m.startup_seconds:.2f}" if m.backend == "ray" else "-"
+        lines.append(f"| {m.backend} | {m.workers} | {m.games} | {m.seconds:.2f} | {m.games_per_second:.1f} "
+                     f"| {speedup} | {startup} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.tournament", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--agents", nargs="+", default=["deductive", "deductive", "deductive"])
+    parser.add_argument("--no-ray", action="store_true", help="skip Ray even if installed")
+    parser.add_argument("--json", action="store_true", help="print the measurements as JSON instead")
+    args = parser.parse_args(argv)
+    backends = ["serial", "processes"] + (["ray"] if _ray_available() and not args.no_ray else [])
+    rows: list[Measurement] = []
+    tables = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for backend in backends:
+            m, table = measure(backend, args.agents, args.games, args.workers, args.seed, Path(tmp))
+            rows.append(m)
+            tables.append(table)
+            print(f"{backend}: {m.games_per_second:.1f} games/s", file=sys.stderr)
+    same = all(t.equals(tables[0]) for t in tables[1:])
+    if args.json:
+        print(json.dumps({"identical_tables": same,
+                          "runs": [asdict(m) | {"games_per_second": m.games_per_second} for m in rows]}, indent=2))
+    else:
+        print(f"Clue, {len(args.agents)} x agents {' '.join(args.agents)}, {args.games} games, seed {args.seed}, "
+              f"{args.workers} workers")
+        print()
+        print(markdown(rows))
+        print()
+        print(f"identical results tables across backends: {'yes' if same else 'NO'}")
+        if not _ray_available():
+            print("(ray not installed: pip install 'deduce[ray]' to include it)")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
