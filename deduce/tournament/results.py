@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from deduce.errors import DeduceError
 from deduce.tournament import stats
 from deduce.tournament.ratings import rate
-from deduce.tournament.store import ResultStore
+from deduce.tournament.store import ResultStore, require_pandas
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +33,7 @@ class TournamentResults:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> TournamentResults:
         """Read a results directory written by a (possibly interrupted) tournament."""
+        require_pandas()
         store = ResultStore(path)
         config = store.read_config()
         if config is None:

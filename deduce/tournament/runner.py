@@ -25,7 +25,7 @@ from deduce.play import GameRecord, play_game
 from deduce.tournament.backends import BackendName, default_workers, resolve_backend, run_games
 from deduce.tournament.results import TournamentResults
 from deduce.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule, labelled
-from deduce.tournament.store import ResultStore, rows_to_frame
+from deduce.tournament.store import ResultStore, require_pandas, rows_to_frame
 from deduce.tournament.worker import Setup, build_agent
 
 __all__ = ["Tournament", "AgentLike"]
@@ -71,6 +71,7 @@ class Tournament:
         out: str | os.PathLike[str] | None = None,
         progress: bool | None = None,
     ) -> None:
+        require_pandas()
         if games < 0:
             raise DeduceError(f"games must be at least 0, not {games}")
         if move_time_limit is not None and move_time_limit <= 0:

@@ -29,13 +29,21 @@ from deduce.tournament.worker import COLUMNS
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultStore", "rows_to_frame", "CONFIG_FILE", "empty_frame"]
+__all__ = ["ResultStore", "rows_to_frame", "CONFIG_FILE", "empty_frame", "require_pandas"]
 
 CONFIG_FILE = "tournament.json"
 _INT = ("game_id", "round", "deal", "seat", "players", "rank", "moves", "turns", "decisions", "seed", "deal_seed")
 _FLOAT = ("score", "decision_seconds", "wall_seconds")
 _BOOL = ("win", "forfeit")
 _STR = ("agent", "agent_name", "failure", "failure_message", "failure_traceback")
+
+
+def require_pandas() -> None:
+    """Fail with the install line, not an ImportError traceback, when the extra is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec("pandas") is None:
+        raise DeduceError("tournaments need pandas: pip install 'deduce[tournament]'")
 
 
 def _dtypes() -> dict[str, str]:
