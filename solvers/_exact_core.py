@@ -33,6 +33,7 @@ import numpy as np
 from deduce.constraints import At, AtLeastOne, Count, NotAll, NotAt, Op
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
+from solvers import _exact_kernels as _kernels
 
 __all__ = [
     "Problem",
@@ -303,6 +304,7 @@ class _Step:
     members: tuple[int, ...]
     vdom: tuple[int, ...]
     moves: list[_Move]
+    opening: int  # bits set as this step opens clauses / not-alls
     guard: int
     thr: int  # 0 when no lower-bound look-ahead is needed
     closebits: int
@@ -313,7 +315,13 @@ class _Step:
 class Plan:
     """A compiled counting problem: ``total`` now, tallies and samples on demand."""
 
-    def __init__(self, p: Problem, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, p: Problem, limit: int = DEFAULT_LIMIT, use_kernels: bool = True) -> None:
+        self.use_kernels = use_kernels
+        self.kernels = False
+        self._layers: list[dict[int, int]] | None = None
+        self._arrays: list[tuple[np.ndarray, np.ndarray]] = []
+        self._class_sums: list[list[int]] | None = None
+        self._back_arrays: list[tuple[np.ndarray, np.ndarray]] = []
         self.num_cards = p.num_cards
         self.num_locations = p.num_locations
         self.limit = limit
@@ -459,9 +467,11 @@ class Plan:
         # field widths
         maxdelta = [0] * len(vcounts)
         last: dict[tuple, int] = {}
+        first: dict[tuple, int] = {}
         for i, ((_, mem), cards) in enumerate(ordered):
             for key in mem:
                 last[key[:2]] = i
+                first.setdefault(key[:2], i)
                 if key[0] == "c":
                     maxdelta[key[1]] = max(maxdelta[key[1]], len(cards))
         shift = []
@@ -476,10 +486,19 @@ class Plan:
             width.append(b)
             offs.append((1 << b) - 1 - hi)
             pos += b + 1
-        bitbase = pos
-        nbits = len(vclauses) + len(vnotalls)
+        # one bit per open clause / not-all; constraints whose lifetimes do not overlap share
+        # a bit (set when the constraint opens, checked clear when it closes)
+        slot: dict[tuple, int] = {}
+        free_at: list[int] = []  # per slot: the step after which it is free again
+        for key in sorted((k for k in first if k[0] != "c"), key=lambda k: (first[k], last[k])):
+            b = next((x for x, until in enumerate(free_at) if until < first[key]), len(free_at))
+            if b == len(free_at):
+                free_at.append(0)
+            free_at[b] = last[key]
+            slot[key] = pos + b
+        self.state_bits = pos + len(free_at)
         guard = sum(1 << (shift[j] + width[j]) for j in range(len(vcounts)))
-        self.init = sum(offs[j] << shift[j] for j in range(len(vcounts))) | (((1 << nbits) - 1) << bitbase)
+        self.init = sum(offs[j] << shift[j] for j in range(len(vcounts)))
         remaining = [len(c[0]) for c in vcounts]
         closed_before: set[int] = set()
         steps: list[_Step] = []
@@ -501,10 +520,10 @@ class Plan:
                 clear = 0
                 for j, x in ajs:
                     if comp[x]:
-                        clear |= 1 << (bitbase + j)
+                        clear |= 1 << slot[("a", j)]
                 for j, x in njs:
                     if comp[x] < m:
-                        clear |= 1 << (bitbase + len(vclauses) + j)
+                        clear |= 1 << slot[("n", j)]
                 w = _multinomial(comp)
                 for x, g in enumerate(mults):
                     if g != 1 and comp[x]:
@@ -522,9 +541,9 @@ class Plan:
             base = 0
             for kind, j in closing:
                 if kind == "a":
-                    closebits |= 1 << (bitbase + j)
+                    closebits |= 1 << slot[("a", j)]
                 elif kind == "n":
-                    closebits |= 1 << (bitbase + len(vclauses) + j)
+                    closebits |= 1 << slot[("n", j)]
                 else:
                     keep &= ~(((1 << (width[j] + 1)) - 1) << shift[j])
                     base |= offs[j] << shift[j]
@@ -540,8 +559,14 @@ class Plan:
                     t = max(short, 0) + offs[j]
                 thr |= t << shift[j]
             closed_before |= {j for kind, j in closing if kind == "c"}
+            opening = 0
+            for key in mem:
+                if key[0] != "c" and first[key[:2]] == i:
+                    opening |= 1 << slot[key[:2]]
             steps.append(
-                _Step(tuple(cards), vd, list(moves.values()), guard, thr if need else 0, closebits, keep, base)
+                _Step(
+                    tuple(cards), vd, list(moves.values()), opening, guard, thr if need else 0, closebits, keep, base
+                )
             )
         self.steps = steps
         self.nclass = nclass
@@ -555,16 +580,31 @@ class Plan:
                 "raise the limit (ExactSolver(limit=...)) or use a sampling backend"
             )
 
+    def _kernels_ok(self) -> bool:
+        """The int64 kernels give the same answers when states fit 62 bits and counts 2**62."""
+        if not (self.use_kernels and _kernels.AVAILABLE) or self.state_bits > 62:
+            return False
+        bound = 1
+        for st in self.steps:
+            for k in st.members:
+                bound *= bin(self.dom[k]).count("1")
+        return bound < 1 << 62
+
     def _forward(self) -> None:
+        self.kernels = self._kernels_ok()
+        if self.kernels:
+            self._forward_kernels()
+            return
         layers: list[dict[int, int]] = [{self.init: 1}]
         for st in self.steps:
             cur = layers[-1]
             self._charge(len(cur) * len(st.moves))
             nxt: dict[int, int] = {}
             get = nxt.get
-            guard, thr, cb, keep, base = st.guard, st.thr, st.closebits, st.keep, st.base
+            op, guard, thr, cb, keep, base = st.opening, st.guard, st.thr, st.closebits, st.keep, st.base
             moves = [(mv.delta, mv.nclear, mv.weight) for mv in st.moves]
             for s, cnt in cur.items():
+                s |= op
                 for delta, nclear, w in moves:
                     ns = (s + delta) & nclear
                     if ns & guard:
@@ -579,14 +619,52 @@ class Plan:
             layers.append(nxt)
             if not nxt:
                 break
-        self.layers = layers
+        self._layers = layers
         dp_total = sum(layers[-1].values()) if len(layers) == len(self.steps) + 1 else 0
         self.total = dp_total * self.factor
         self.feasible = self.total > 0
 
+    @staticmethod
+    def _move_arrays(st: _Step) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (
+            np.array([mv.delta for mv in st.moves], dtype=np.int64),
+            np.array([mv.nclear for mv in st.moves], dtype=np.int64),
+            np.array([mv.weight for mv in st.moves], dtype=np.int64),
+        )
+
+    def _forward_kernels(self) -> None:
+        assert _kernels.forward_layer is not None
+        states = np.array([self.init], dtype=np.int64)
+        counts = np.ones(1, dtype=np.int64)
+        arrays = [(states, counts)]
+        for st in self.steps:
+            self._charge(len(states) * len(st.moves))
+            d, nc, w = self._move_arrays(st)
+            states, counts = _kernels.forward_layer(
+                states, counts, d, nc, w, st.opening, st.guard, st.thr, st.closebits, st.keep, st.base
+            )
+            arrays.append((states, counts))
+            if not len(states):
+                break
+        self._arrays = arrays
+        complete = len(arrays) == len(self.steps) + 1
+        dp_total = sum(int(c) for c in arrays[-1][1].tolist()) if complete else 0
+        self.total = dp_total * self.factor
+        self.feasible = self.total > 0
+
+    @property
+    def layers(self) -> list[dict[int, int]]:
+        """Forward layers as ``{state: count}`` dicts (converted from arrays on demand)."""
+        if self._layers is None:
+            self._layers = [
+                dict(zip(s.tolist(), c.tolist(), strict=True)) for s, c in self._arrays
+            ]
+        return self._layers
+
     def _step_targets(self, i: int, s: int) -> Iterator[tuple[int, _Move]]:
         st = self.steps[i]
         guard, thr, cb, keep, base = st.guard, st.thr, st.closebits, st.keep, st.base
+        s |= st.opening
         for mv in st.moves:
             ns = (s + mv.delta) & mv.nclear
             if ns & guard:
@@ -601,7 +679,10 @@ class Plan:
 
     def _run_backward(self) -> None:
         """Completion counts per state and, per class, weighted location sums (tallies)."""
-        if self._backward is not None:
+        if self._class_sums is not None:
+            return
+        if self.kernels:
+            self._run_backward_kernels()
             return
         n = len(self.steps)
         back: list[dict[int, int]] = [dict() for _ in range(n + 1)]
@@ -613,26 +694,74 @@ class Plan:
             nb = back[i + 1]
             cur: dict[int, int] = {}
             s_t = [0] * len(st.moves)
-            index = {id(mv): x for x, mv in enumerate(st.moves)}
-            for s, f in self.layers[i].items():
+            op, guard, thr, cb, keep, base = st.opening, st.guard, st.thr, st.closebits, st.keep, st.base
+            moves = [(mv.delta, mv.nclear, mv.weight, x) for x, mv in enumerate(st.moves)]
+            get = nb.get
+            for s0, f in self.layers[i].items():
+                s = s0 | op
                 acc = 0
-                for ns, mv in self._step_targets(i, s):
-                    b = nb.get(ns)
+                for delta, nclear, w, x in moves:
+                    ns = (s + delta) & nclear
+                    if ns & guard:
+                        continue
+                    if thr and ((ns | guard) - thr) & guard != guard:
+                        continue
+                    if ns & cb:
+                        continue
+                    if keep != -1:
+                        ns = (ns & keep) | base
+                    b = get(ns)
                     if b:
-                        acc += mv.weight * b
-                        s_t[index[id(mv)]] += f * b
+                        acc += w * b
+                        s_t[x] += f * b
                 if acc:
-                    cur[s] = acc
+                    cur[s0] = acc
             back[i] = cur
-            per_v = [0] * len(st.vdom)
-            for x, mv in enumerate(st.moves):
-                if s_t[x]:
-                    for y in range(len(st.vdom)):
-                        per_v[y] += s_t[x] * mv.wk[y]
-            vt.append(per_v)
+            vt.append(self._per_v(st, s_t))
         vt.reverse()
         self._backward = back
         self._class_sums = vt
+
+    @staticmethod
+    def _per_v(st: _Step, s_t: Sequence[int]) -> list[int]:
+        per_v = [0] * len(st.vdom)
+        for x, mv in enumerate(st.moves):
+            if s_t[x]:
+                for y in range(len(st.vdom)):
+                    per_v[y] += s_t[x] * mv.wk[y]
+        return per_v
+
+    def _run_backward_kernels(self) -> None:
+        assert _kernels.backward_layer is not None
+        n = len(self.steps)
+        arrays = self._arrays
+        last = np.sort(arrays[n][0])
+        back: list[tuple[np.ndarray, np.ndarray]] = [(last, np.ones(len(last), dtype=np.int64))] * (n + 1)
+        vt: list[list[int]] = []
+        for i in range(n - 1, -1, -1):
+            st = self.steps[i]
+            self._charge(len(arrays[i][0]) * len(st.moves))
+            states, fcounts = arrays[i]
+            d, nc, w = self._move_arrays(st)
+            keys, vals = back[i + 1]
+            bvals, per_move = _kernels.backward_layer(
+                states, fcounts, keys, vals, d, nc, w, st.opening, st.guard, st.thr, st.closebits, st.keep, st.base
+            )
+            order = np.argsort(states)
+            back[i] = (states[order], bvals[order])
+            vt.append(self._per_v(st, [int(v) for v in per_move.tolist()]))
+        vt.reverse()
+        self._back_arrays = back
+        self._class_sums = vt
+
+    def _back_dicts(self) -> list[dict[int, int]]:
+        """Completion counts per state, as dicts (sampling walks them)."""
+        self._run_backward()
+        if self._backward is None:
+            self._backward = [
+                {k: v for k, v in zip(s.tolist(), b.tolist(), strict=True) if v} for s, b in self._back_arrays
+            ]
+        return self._backward
 
     # -- queries ----------------------------------------------------------------------------------
     def tallies(self) -> list[list[int]]:
@@ -677,8 +806,7 @@ class Plan:
         """``n`` exactly uniform consistent worlds (empty when there is none)."""
         if self.total == 0 or n <= 0:
             return []
-        self._run_backward()
-        assert self._backward is not None
+        backward = self._back_dicts()
         out = []
         for _ in range(n):
             w = np.full(self.num_cards, -1, dtype=np.int64)
@@ -694,7 +822,7 @@ class Plan:
                 key = (i, s)
                 cached = self._sample_cache.get(key)
                 if cached is None:
-                    nb = self._backward[i + 1]
+                    nb = backward[i + 1]
                     weights: list[int] = []
                     opts: list[tuple[int, _Move]] = []
                     for ns, mv in self._step_targets(i, s):
@@ -741,12 +869,14 @@ def _pick(rng: np.random.Generator, weights: Sequence[int]) -> int:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def compile_problem(p: Problem, limit: int = DEFAULT_LIMIT) -> Plan:
+def compile_problem(p: Problem, limit: int = DEFAULT_LIMIT, use_kernels: bool = True) -> Plan:
     """Simplify and count ``p``; the plan answers tallies and samples afterwards."""
-    return Plan(p, limit)
+    return Plan(p, limit, use_kernels)
 
 
-def solution_counts(p: Problem, loc: int, limit: int = DEFAULT_LIMIT) -> dict[tuple[int, ...], int]:
+def solution_counts(
+    p: Problem, loc: int, limit: int = DEFAULT_LIMIT, use_kernels: bool = True
+) -> dict[tuple[int, ...], int]:
     """Exact number of worlds for each possible set of cards at ``loc`` (branch and count)."""
     out: dict[tuple[int, ...], int] = {}
     bit = 1 << loc
@@ -759,7 +889,7 @@ def solution_counts(p: Problem, loc: int, limit: int = DEFAULT_LIMIT) -> dict[tu
             return
         open_ = [k for k, d in enumerate(r.dom) if d & bit and d != bit]
         if not open_:
-            plan = Plan(r, limit - spent)
+            plan = Plan(r, limit - spent, use_kernels)
             spent += plan.work
             if plan.total:
                 out[tuple(k for k, d in enumerate(r.dom) if d == bit)] = plan.total

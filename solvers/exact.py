@@ -26,13 +26,15 @@ class ExactSolver(Solver):
 
     ``limit`` bounds the DP transitions of one query; past it the backend raises
     :class:`~deduce.errors.TooLarge` instead of running for ever. ``cache_size`` plans are
-    kept (least recently used first out).
+    kept (least recently used first out). ``kernels=False`` forces the pure-Python DP even
+    when numba is installed (same answers, slower on big frontiers).
     """
 
     name = "exact"
 
-    def __init__(self, limit: int = DEFAULT_LIMIT, cache_size: int = 128) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, cache_size: int = 128, kernels: bool = True) -> None:
         self.limit = int(limit)
+        self.kernels = bool(kernels)
         self.cache_size = int(cache_size)
         self._plans: OrderedDict[tuple, Plan] = OrderedDict()
         self._solutions: OrderedDict[tuple, dict[tuple[int, ...], int]] = OrderedDict()
@@ -46,7 +48,7 @@ class ExactSolver(Solver):
             self._plans.move_to_end(key)
             return plan
         self.check_supported(kb)
-        plan = Plan(problem_from_kb(kb), self.limit)
+        plan = Plan(problem_from_kb(kb), self.limit, self.kernels)
         self._plans[key] = plan
         if len(self._plans) > self.cache_size:
             self._plans.popitem(last=False)
@@ -84,7 +86,7 @@ class ExactSolver(Solver):
             self._solutions.move_to_end(key)
             return dict(cached)
         self.check_supported(kb)
-        counts = solution_counts(problem_from_kb(kb), z, self.limit)
+        counts = solution_counts(problem_from_kb(kb), z, self.limit, self.kernels)
         self._solutions[key] = counts
         if len(self._solutions) > self.cache_size:
             self._solutions.popitem(last=False)

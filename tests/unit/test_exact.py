@@ -200,3 +200,19 @@ def test_clue_state_after_play_counts_the_truth():
         counts = s.solution_counts(kb, "envelope")
         assert sum(counts.values()) == tally.total
         assert tuple(state.envelope) in counts
+
+
+@pytest.mark.parametrize("players", [4, 6])
+def test_python_fallback_matches_kernels(players):
+    """Without numba (or with kernels off) the pure-Python DP gives identical answers."""
+    from tests.property.test_exact_vs_brute import play
+
+    game = ClueGame(num_players=players)
+    state = game.new_initial_state(players)
+    play(state, np.random.default_rng(players), 40, accuse_rate=0.05)
+    for view in (None, 1):
+        kb = game.knowledge(state.observation(view))
+        fast, slow = ExactSolver(), ExactSolver(kernels=False)
+        assert fast.tallies(kb) == slow.tallies(kb)
+        assert slow.plan(kb).kernels is False
+        assert fast.solution_counts(kb, "envelope") == slow.solution_counts(kb, "envelope")
