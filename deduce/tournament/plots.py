@@ -54,7 +54,8 @@ def write_plots(results: TournamentResults, out: str | os.PathLike[str]) -> list
         for j, b in enumerate(agents):
             value = pair.loc[a, b]
             if i != j and value == value:  # skip the diagonal and NaN
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=9)
+                colour = "white" if abs(value - 0.5) > 0.3 else "black"  # legible on dark cells
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=9, color=colour)
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
     ax.set_title("share of meetings finished ahead")
