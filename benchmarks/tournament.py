@@ -5,6 +5,8 @@ agents by default) on the serial backend, a pool of local processes, and Ray sta
 (when installed), checks that all three give the same results table, and prints a README-ready
 Markdown table. Times are wall-clock for the whole run, worker start-up included, because that
 is what a user waits for; Ray's start-up (``ray.init``) is timed separately as its overhead.
+CPU milliseconds per game (this process plus its pool workers; Ray's workers are not visible)
+are shown too, since wall time is inflated whenever other work shares the machine.
 ``--games`` (default 60), ``--workers`` (default 2), ``--agents``, ``--no-ray``, ``--json``.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import tempfile
 import time
@@ -31,6 +34,7 @@ class Measurement:
     games: int
     seconds: float
     startup_seconds: float = 0.0  # Ray only: ray.init, not included in ``seconds``
+    cpu_seconds: float | None = None  # this process and its pool workers (not Ray's workers)
 
     @property
     def games_per_second(self) -> float:
@@ -48,15 +52,23 @@ def measure(backend: str, agents: Sequence[str], games: int, workers: int, seed:
         startup = time.perf_counter() - start
     tournament = Tournament("clue", list(agents), games=games, seed=seed, backend=backend, workers=workers,
                             out=out / backend, progress=False)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     results = tournament.run()
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _cpu() - cpu
     if backend == "ray":
         import ray
 
         ray.shutdown()
     used = 1 if backend == "serial" else workers
-    return Measurement(backend, used, games, seconds, startup), results.games.drop(columns=list(TIMING_COLUMNS))
+    cpu_seconds = None if backend == "ray" else cpu
+    return Measurement(backend, used, games, seconds, startup, cpu_seconds), results.games.drop(columns=list(TIMING_COLUMNS))
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children: unlike wall time, not inflated
+    when other work shares the machine."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _ray_available() -> bool:
@@ -70,14 +82,15 @@ def _ray_available() -> bool:
 def markdown(rows: Sequence[Measurement]) -> str:
     serial = next((m for m in rows if m.backend == "serial"), None)
     lines = [
-        "| backend | workers | games | seconds | games/s | speed-up vs serial | start-up (s) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| backend | workers | games | seconds | games/s | speed-up vs serial | CPU ms/game | start-up (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for m in rows:
         speedup = f"{m.games_per_second / serial.games_per_second:.2f}x" if serial else "-"
         startup = f"{m.startup_seconds:.2f}" if m.backend == "ray" else "-"
+        cpu = "-" if m.cpu_seconds is None else f"{1000 * m.cpu_seconds / m.games:.0f}"
         lines.append(f"| {m.backend} | {m.workers} | {m.games} | {m.seconds:.2f} | {m.games_per_second:.1f} "
-                     f"| {speedup} | {startup} |")
+                     f"| {speedup} | {cpu} | {startup} |")
     return "\n".join(lines)
 
 
