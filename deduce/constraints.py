@@ -20,6 +20,7 @@ __all__ = [
     "AtLeastOne",
     "Count",
     "NotAll",
+    "Transfer",
     "Op",
     "CONSTRAINT_KINDS",
 ]
@@ -179,6 +180,53 @@ class NotAll(Constraint):
         return tuple(sorted({z for _, z in self.pairs}))
 
 
+@dataclass(frozen=True, slots=True, init=False)
+class Transfer(Constraint):
+    """Cards move between epoch ``epoch`` and ``epoch + 1``: for every ``(src, dst, k)`` in
+    ``moves`` exactly ``k`` cards go from ``src`` to ``dst``, and every other card stays where
+    it was.
+
+    The frame rule is part of the constraint, so a time-indexed knowledge base never drifts:
+    a card may change location only along a listed ``(src, dst)`` pair. Which cards moved, when
+    an observer saw them, is said with ordinary facts at the right epochs (``At(card, src,
+    epoch=e)``, ``At(card, dst, epoch=e + 1)``). A passed card (Mayfair Alibi) is
+    ``Transfer(e, [(p, q, 1)])``; a hidden two-way exchange of k cards (Crime Hotel) is
+    ``Transfer(e, [(a, b, k), (b, a, k)])``; cards played to the table are moves to a public
+    location.
+    """
+
+    epoch: int
+    moves: tuple[tuple[int, int, int], ...]
+    kind: ClassVar[str] = "Transfer"
+
+    def __init__(self, epoch: int, moves: Iterable[Sequence[int]]) -> None:
+        object.__setattr__(self, "epoch", int(epoch))
+        object.__setattr__(
+            self, "moves", tuple(sorted((int(s), int(d), int(k)) for s, d, k in moves))
+        )
+
+    def holds(self, world: World) -> bool:
+        before, after = world[self.epoch], world[self.epoch + 1]
+        moved = {(s, d): 0 for s, d, _ in self.moves}
+        for a, b in zip(before, after, strict=True):
+            if a != b:
+                key = (int(a), int(b))
+                if key not in moved:
+                    return False
+                moved[key] += 1
+        return all(moved[(s, d)] == k for s, d, k in self.moves)
+
+    def cards_involved(self) -> tuple[int, ...]:
+        return ()
+
+    def locations_involved(self) -> tuple[int, ...]:
+        return tuple(sorted({z for s, d, _ in self.moves for z in (s, d)}))
+
+    def pairs(self) -> dict[tuple[int, int], int]:
+        """``{(src, dst): k}``: the allowed moves and how many cards take each."""
+        return {(s, d): k for s, d, k in self.moves}
+
+
 CONSTRAINT_KINDS: dict[str, type[Constraint]] = {
-    cls.kind: cls for cls in (At, NotAt, AtLeastOne, Count, NotAll)
+    cls.kind: cls for cls in (At, NotAt, AtLeastOne, Count, NotAll, Transfer)
 }

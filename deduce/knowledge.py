@@ -27,6 +27,7 @@ from deduce.constraints import (
     NotAll,
     NotAt,
     Op,
+    Transfer,
 )
 from deduce.errors import Contradiction, InvalidConstraint, UnknownName
 
@@ -196,6 +197,20 @@ class KnowledgeBase:
             raise InvalidConstraint("NotAll needs at least one (card, location) pair")
         if isinstance(c, Count) and c.n < 0:
             raise InvalidConstraint(f"{c!r}: a count cannot be negative")
+        if isinstance(c, Transfer):
+            if c.epoch + 1 >= self.epochs:
+                raise InvalidConstraint(
+                    f"{c!r}: a transfer links epoch {c.epoch} to {c.epoch + 1}, "
+                    f"but the knowledge base has epochs 0..{self.epochs - 1}"
+                )
+            pairs = [(s, d) for s, d, _ in c.moves]
+            if len(set(pairs)) != len(pairs):
+                raise InvalidConstraint(f"{c!r}: a (src, dst) pair is listed twice")
+            for s, d, k in c.moves:
+                if s == d:
+                    raise InvalidConstraint(f"{c!r}: a move from a location to itself")
+                if k < 0:
+                    raise InvalidConstraint(f"{c!r}: a move count cannot be negative")
 
     # -- worlds -----------------------------------------------------------------------------
     def violated(self, world: Sequence) -> list[Constraint]:
@@ -231,6 +246,9 @@ class KnowledgeBase:
         if isinstance(c, NotAll):
             inner = ", ".join(f"{name([k])[0]}@{loc[z]}" for k, z in c.pairs)
             return f"NotAll({inner}){ep}"
+        if isinstance(c, Transfer):
+            inner = ", ".join(f"{loc[s]}->{loc[d]}: {k}" for s, d, k in c.moves)
+            return f"Transfer@{c.epoch}->{c.epoch + 1}({inner})"
         return repr(c)
 
     def __repr__(self) -> str:
@@ -294,6 +312,8 @@ def _constraint_to_json(kb: KnowledgeBase, c: Constraint, source: str | None) ->
             value = [[kb.deck[k].name, kb.locations[z]] for k, z in value]
         elif f.name == "op":
             value = value.value
+        elif f.name == "moves":
+            value = [[kb.locations[s], kb.locations[d], k] for s, d, k in value]
         out[f.name] = value
     if source is not None:
         out["source"] = source
@@ -317,6 +337,8 @@ def _constraint_from_json(kb: KnowledgeBase, item: Mapping[str, Any]) -> tuple[C
             value = kb.loc(value)
         elif key == "pairs":
             value = [(kb.card(k), kb.loc(z)) for k, z in value]
+        elif key == "moves":
+            value = [(kb.loc(s), kb.loc(d), int(k)) for s, d, k in value]
         kwargs[key] = value
     try:
         return cls(**kwargs), item.get("source")
@@ -357,13 +379,19 @@ def propagate(kb: KnowledgeBase, max_rounds: int = 1000) -> Propagation:
             possible[c.epoch, c.card, c.loc] = keep
         elif isinstance(c, NotAt):
             possible[c.epoch, c.card, c.loc] = False
-    rest = [c for c in cons if isinstance(c, (Count, AtLeastOne, NotAll))]
+    rest = [c for c in cons if isinstance(c, (Count, AtLeastOne, NotAll, Transfer))]
     for _ in range(max_rounds):
         if not possible.any(axis=2).all():
             e, card = np.argwhere(~possible.any(axis=2))[0]
             return Propagation(possible, f"card {kb.deck[int(card)].name} has no possible location")
         changed = False
         for c in rest:
+            if isinstance(c, Transfer):
+                reason, moved = _propagate_transfer(kb, c, possible)
+                if reason is not None:
+                    return Propagation(possible, reason)
+                changed |= moved
+                continue
             p = possible[c.epoch]
             if isinstance(c, Count):
                 cards = np.asarray(c.cards, dtype=int)
@@ -416,3 +444,39 @@ def propagate(kb: KnowledgeBase, max_rounds: int = 1000) -> Propagation:
         e, card = np.argwhere(~possible.any(axis=2))[0]
         return Propagation(possible, f"card {kb.deck[int(card)].name} has no possible location")
     return Propagation(possible, None)
+
+
+def _propagate_transfer(kb: KnowledgeBase, c: Transfer, possible: np.ndarray) -> tuple[str | None, bool]:
+    """Carry what is known across one transfer, both ways (sound, incomplete).
+
+    A card can be at ``z`` after the transfer only if it was at ``z`` before (it stayed) or
+    at some ``src`` with a listed move ``src -> z`` (and symmetrically backwards); a move that
+    fewer than ``k`` cards can make is a contradiction, and one that exactly ``k`` can make
+    forces those cards to make it.
+    """
+    before, after = possible[c.epoch], possible[c.epoch + 1]
+    moves = [(s, d, k) for s, d, k in c.moves]
+    live = [(s, d) for s, d, k in moves if k > 0]
+    reach_after = before.copy()
+    reach_before = after.copy()
+    for s, d in live:
+        reach_after[:, d] |= before[:, s]
+        reach_before[:, s] |= after[:, d]
+    new_after = after & reach_after
+    new_before = before & reach_before
+    for s, d, k in moves:
+        if k == 0:
+            continue
+        can = new_before[:, s] & new_after[:, d]
+        n_can = int(can.sum())
+        if n_can < k:
+            return f"{kb.describe(c)}: only {n_can} cards can go from {kb.locations[s]} to {kb.locations[d]}", False
+        if n_can == k:
+            new_before[can] = False
+            new_before[can, s] = True
+            new_after[can] = False
+            new_after[can, d] = True
+    changed = not (np.array_equal(new_after, after) and np.array_equal(new_before, before))
+    possible[c.epoch] = new_before
+    possible[c.epoch + 1] = new_after
+    return None, changed

@@ -17,13 +17,36 @@ from fractions import Fraction
 
 import numpy as np
 
-from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt
+from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Transfer
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["Solver", "EnumeratingSolver", "Tally", "STATIC_KINDS"]
+__all__ = ["Solver", "EnumeratingSolver", "Tally", "STATIC_KINDS", "EPOCH_KINDS", "last_epoch", "check_linked"]
 
 STATIC_KINDS: tuple[type[Constraint], ...] = (At, NotAt, AtLeastOne, Count, NotAll)
+EPOCH_KINDS: tuple[type[Constraint], ...] = STATIC_KINDS + (Transfer,)
+
+
+def last_epoch(world: np.ndarray) -> np.ndarray:
+    """The ``[card]`` row of the last epoch of a world (a 1-D world is its own last epoch)."""
+    return world if world.ndim == 1 else world[-1]
+
+
+def check_linked(kb: KnowledgeBase, name: str) -> None:
+    """Refuse a multi-epoch knowledge base whose consecutive epochs no :class:`Transfer` links.
+
+    Unlinked epochs would be independent worlds (unconstrained drift): almost certainly a
+    knowledge base someone forgot to finish, so it is refused rather than answered.
+    """
+    if kb.epochs <= 1:
+        return
+    linked = {c.epoch for c in kb.constraints if isinstance(c, Transfer)}
+    missing = [e for e in range(kb.epochs - 1) if e not in linked]
+    if missing:
+        raise NotSupported(
+            f"{name}: epochs {missing[0]} and {missing[0] + 1} are not linked by a Transfer "
+            "(a time-indexed knowledge base needs one between every pair of epochs)"
+        )
 
 
 @dataclass(frozen=True)
@@ -63,6 +86,7 @@ class Solver:
         for c in kb.constraints:
             if not isinstance(c, self.kinds):
                 raise NotSupported(f"{self.name}: constraint kind {c.kind} is not supported")
+        check_linked(kb, self.name)
 
     # -- queries (subclasses override) ----------------------------------------------------------
     def consistent(self, kb: KnowledgeBase) -> bool:
@@ -106,7 +130,9 @@ class EnumeratingSolver(Solver):
         self.limit = int(limit)
 
     def worlds(self, kb: KnowledgeBase) -> Iterator[np.ndarray]:
-        """Every consistent world as an int array ``[card] -> loc`` (single epoch)."""
+        """Every consistent world as an int array ``[card] -> loc`` (single epoch), or
+        ``[epoch, card] -> loc`` for a knowledge base with several epochs. Counting queries
+        (``possible``, ``tallies``, ``solution_counts``) speak about the last epoch."""
         raise NotImplementedError
 
     def _bounded(self, kb: KnowledgeBase) -> Iterator[np.ndarray]:
@@ -123,10 +149,13 @@ class EnumeratingSolver(Solver):
         self.check_supported(kb)
         return next(iter(self.worlds(kb)), None) is not None
 
-    def possible(self, kb: KnowledgeBase) -> np.ndarray:
+    def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
+        """bool[card, loc] of the last epoch (or of ``epoch``)."""
         out = np.zeros((kb.num_cards, kb.num_locations), dtype=bool)
+        e = kb.epochs - 1 if epoch is None else int(epoch)
         for w in self._bounded(kb):
-            out[np.arange(kb.num_cards), w] = True
+            row = w if w.ndim == 1 else w[e]
+            out[np.arange(kb.num_cards), row] = True
         return out
 
     def tallies(self, kb: KnowledgeBase) -> Tally:
@@ -134,7 +163,7 @@ class EnumeratingSolver(Solver):
         total = 0
         idx = np.arange(kb.num_cards)
         for w in self._bounded(kb):
-            cells[idx, w] += 1
+            cells[idx, last_epoch(w)] += 1
             total += 1
         return Tally(total, tuple(tuple(int(v) for v in row) for row in cells))
 
@@ -142,7 +171,7 @@ class EnumeratingSolver(Solver):
         z = kb.loc(loc) if isinstance(loc, str) else int(loc)
         counts: Counter[tuple[int, ...]] = Counter()
         for w in self._bounded(kb):
-            counts[tuple(int(c) for c in np.flatnonzero(w == z))] += 1
+            counts[tuple(int(c) for c in np.flatnonzero(last_epoch(w) == z))] += 1
         return dict(counts)
 
     def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:

@@ -8,42 +8,49 @@ import numpy as np
 
 from deduce.constraints import At, NotAt
 from deduce.knowledge import KnowledgeBase
-from solvers.base import EnumeratingSolver
+from solvers.base import EPOCH_KINDS, EnumeratingSolver
 
 __all__ = ["BruteSolver"]
 
 
 class BruteSolver(EnumeratingSolver):
     """Lists all assignments of cards to locations allowed by the unit facts, keeps the
-    ones that satisfy every constraint. Deliberately naive: only ``At``/``NotAt`` prune."""
+    ones that satisfy every constraint. Deliberately naive: only ``At``/``NotAt`` prune.
+
+    Time-indexed knowledge bases are enumerated the same way, one variable per (epoch, card),
+    so the reference does not share any reasoning about transfers with the backends it checks.
+    """
 
     name = "brute"
+    kinds = EPOCH_KINDS
+    max_epochs = None
 
     def __init__(self, limit: int = 2_000_000) -> None:
         super().__init__(limit)
 
     def worlds(self, kb: KnowledgeBase) -> Iterator[np.ndarray]:
-        domains = [set(range(kb.num_locations)) for _ in range(kb.num_cards)]
+        epochs, n = kb.epochs, kb.num_cards
+        domains = [[set(range(kb.num_locations)) for _ in range(n)] for _ in range(epochs)]
         for c in kb.constraints:
             if isinstance(c, At):
-                domains[c.card] &= {c.loc}
+                domains[c.epoch][c.card] &= {c.loc}
             elif isinstance(c, NotAt):
-                domains[c.card].discard(c.loc)
-        ordered = [sorted(d) for d in domains]
+                domains[c.epoch][c.card].discard(c.loc)
+        ordered = [sorted(d) for row in domains for d in row]
         if any(not d for d in ordered):
             return
         constraints = kb.constraints
-        world = np.zeros(kb.num_cards, dtype=np.int64)
-        view = world[None, :]
-        n = kb.num_cards
+        world = np.zeros((epochs, n), dtype=np.int64)
+        flat = world.reshape(-1)
+        total = epochs * n
 
         def rec(i: int) -> Iterator[np.ndarray]:
-            if i == n:
-                if all(c.holds(view) for c in constraints):
-                    yield world.copy()
+            if i == total:
+                if all(c.holds(world) for c in constraints):
+                    yield world[0].copy() if epochs == 1 else world.copy()
                 return
             for z in ordered[i]:
-                world[i] = z
+                flat[i] = z
                 yield from rec(i + 1)
 
         yield from rec(0)

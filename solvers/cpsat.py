@@ -4,6 +4,11 @@ Possible locations come from entailment checks under assumptions (one solve per 
 earlier solution has witnessed); counts and marginals come from enumerating solutions, which
 refuses with :class:`~deduce.errors.TooLarge` past ``limit`` worlds. Unsatisfiable cores
 (``core``) name the constraints behind a contradiction.
+
+Time-indexed knowledge bases get one Boolean ``x[card][loc][epoch]`` per cell and epoch; a
+:class:`~deduce.constraints.Transfer` becomes, per card, a forbidden-move clause for every
+unlisted ``(src, dst)`` pair (the frame rule) and a move indicator per listed pair whose sum
+is ``k``. ``possible`` answers for the last epoch unless asked for another.
 """
 
 from __future__ import annotations
@@ -13,52 +18,95 @@ from collections.abc import Iterator
 import numpy as np
 from ortools.sat.python import cp_model
 
-from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Op
+from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Op, Transfer
 from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase, propagate
-from solvers.base import EnumeratingSolver
+from solvers.base import EPOCH_KINDS, EnumeratingSolver
 
 __all__ = ["CpSatSolver"]
 
 
 class _Model:
-    """A CP-SAT model of one knowledge base; ``gated`` adds one enforcement literal per constraint."""
+    """A CP-SAT model of one knowledge base; ``gated`` adds one enforcement literal per constraint.
+
+    ``xe[e][card][loc]`` are the variables of epoch ``e``; ``x`` is the last epoch's (the only
+    one for a static knowledge base).
+    """
 
     def __init__(self, kb: KnowledgeBase, gated: bool = False) -> None:
         self.kb = kb
         m = cp_model.CpModel()
         self.model = m
-        self.x = [
-            [m.NewBoolVar(f"x_{c}_{z}") for z in range(kb.num_locations)] for c in range(kb.num_cards)
+        self.xe = [
+            [
+                [m.NewBoolVar(f"x_{c}_{z}" if kb.epochs == 1 else f"x_{c}_{z}_{e}") for z in range(kb.num_locations)]
+                for c in range(kb.num_cards)
+            ]
+            for e in range(kb.epochs)
         ]
-        for row in self.x:
-            m.AddExactlyOne(row)
+        self.x = self.xe[-1]
+        for rows in self.xe:
+            for row in rows:
+                m.AddExactlyOne(row)
         self.gates: list[cp_model.IntVar] = []
         for i, c in enumerate(kb.constraints):
             gate = m.NewBoolVar(f"g_{i}") if gated else None
-            ct = self._post(c)
+            for ct in self._post(c):
+                if gate is not None:
+                    ct.OnlyEnforceIf(gate)
             if gate is not None:
-                ct.OnlyEnforceIf(gate)
                 self.gates.append(gate)
 
-    def _post(self, c: Constraint) -> cp_model.Constraint:
-        m, x = self.model, self.x
+    def _post(self, c: Constraint) -> list[cp_model.Constraint]:
+        m = self.model
+        if isinstance(c, Transfer):
+            return self._post_transfer(c)
+        x = self.xe[c.epoch]
         if isinstance(c, At):
-            return m.Add(x[c.card][c.loc] == 1)
+            return [m.Add(x[c.card][c.loc] == 1)]
         if isinstance(c, NotAt):
-            return m.Add(x[c.card][c.loc] == 0)
+            return [m.Add(x[c.card][c.loc] == 0)]
         if isinstance(c, AtLeastOne):
-            return m.AddBoolOr([x[k][c.loc] for k in c.cards])
+            return [m.AddBoolOr([x[k][c.loc] for k in c.cards])]
         if isinstance(c, Count):
             total = sum(x[k][c.loc] for k in c.cards)
             if c.op is Op.EQ:
-                return m.Add(total == c.n)
+                return [m.Add(total == c.n)]
             if c.op is Op.LE:
-                return m.Add(total <= c.n)
-            return m.Add(total >= c.n)
+                return [m.Add(total <= c.n)]
+            return [m.Add(total >= c.n)]
         if isinstance(c, NotAll):
-            return m.AddBoolOr([x[k][z].Not() for k, z in c.pairs])
+            return [m.AddBoolOr([x[k][z].Not() for k, z in c.pairs])]
         raise TypeError(f"cpsat cannot model {c!r}")  # check_supported prevents this
+
+    def _post_transfer(self, c: Transfer) -> list[cp_model.Constraint]:
+        """Frame clauses for unlisted moves, and ``sum(moved) == k`` for each listed one.
+
+        The move indicators are defined (``y <-> before & after``) outside the gate, so a
+        gated transfer only switches its own clauses and sums on and off.
+        """
+        m, kb = self.model, self.kb
+        before, after = self.xe[c.epoch], self.xe[c.epoch + 1]
+        pairs = c.pairs()
+        out: list[cp_model.Constraint] = []
+        moved: dict[tuple[int, int], list[cp_model.IntVar]] = {p: [] for p in pairs}
+        for card in range(kb.num_cards):
+            for s in range(kb.num_locations):
+                for d in range(kb.num_locations):
+                    if s == d:
+                        continue
+                    a, b = before[card][s], after[card][d]
+                    if (s, d) not in pairs:
+                        out.append(m.AddBoolOr([a.Not(), b.Not()]))
+                        continue
+                    y = m.NewBoolVar(f"y_{c.epoch}_{card}_{s}_{d}")
+                    m.AddBoolOr([a.Not(), b.Not(), y])
+                    m.AddImplication(y, a)
+                    m.AddImplication(y, b)
+                    moved[(s, d)].append(y)
+        for (s, d), k in pairs.items():
+            out.append(m.Add(sum(moved[(s, d)]) == k))
+        return out
 
     def solve(self, assumptions: list = ()) -> tuple[int, cp_model.CpSolver]:
         self.model.ClearAssumptions()
@@ -69,17 +117,20 @@ class _Model:
         status = solver.Solve(self.model)
         return status, solver
 
-    def world(self, solver: cp_model.CpSolver) -> np.ndarray:
+    def world(self, solver: cp_model.CpSolver, epoch: int = -1) -> np.ndarray:
+        """The ``[card]`` row of ``epoch`` (default the last) in the solver's solution."""
         return np.array(
-            [next(z for z, v in enumerate(row) if solver.BooleanValue(v)) for row in self.x],
+            [next(z for z, v in enumerate(row) if solver.BooleanValue(v)) for row in self.xe[epoch]],
             dtype=np.int64,
         )
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
-    def __init__(self, x: list[list[cp_model.IntVar]], limit: int) -> None:
+    """Collects every solution: ``[card]`` rows for one epoch, ``[epoch, card]`` arrays for more."""
+
+    def __init__(self, xe: list[list[list[cp_model.IntVar]]], limit: int) -> None:
         super().__init__()
-        self.x = x
+        self.xe = xe
         self.limit = limit
         self.found: list[np.ndarray] = []
         self.overflow = False
@@ -89,15 +140,20 @@ class _Collector(cp_model.CpSolverSolutionCallback):
             self.overflow = True
             self.StopSearch()
             return
-        self.found.append(
-            np.array([next(z for z, v in enumerate(row) if self.Value(v)) for row in self.x], dtype=np.int64)
+        world = np.array(
+            [[next(z for z, v in enumerate(row) if self.Value(v)) for row in rows] for rows in self.xe],
+            dtype=np.int64,
         )
+        self.found.append(world[0] if len(self.xe) == 1 else world)
 
 
 class CpSatSolver(EnumeratingSolver):
-    """OR-Tools CP-SAT backend: every static constraint kind; entailment for ``possible``."""
+    """OR-Tools CP-SAT backend: every constraint kind, time-indexed ones included; entailment
+    for ``possible``."""
 
     name = "cpsat"
+    kinds = EPOCH_KINDS
+    max_epochs = None
 
     def __init__(self, limit: int = 200_000) -> None:
         super().__init__(limit)
@@ -107,19 +163,23 @@ class CpSatSolver(EnumeratingSolver):
         status, _ = _Model(kb).solve()
         return status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
-    def possible(self, kb: KnowledgeBase) -> np.ndarray:
+    def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
+        """bool[card, loc]: where each card can be in the last epoch (or in ``epoch``)."""
         self.check_supported(kb)
+        e = kb.epochs - 1 if epoch is None else int(epoch)
+        if not 0 <= e < kb.epochs:
+            raise ValueError(f"epoch {epoch} out of range 0..{kb.epochs - 1}")
         out = np.zeros((kb.num_cards, kb.num_locations), dtype=bool)
         prop = propagate(kb)
         if prop.contradiction is not None:
             return out
-        candidates = prop.possible[0]
+        candidates = prop.possible[e]
         model = _Model(kb)
         status, solver = model.solve()
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return out
         idx = np.arange(kb.num_cards)
-        out[idx, model.world(solver)] = True
+        out[idx, model.world(solver, e)] = True
         for card in range(kb.num_cards):
             if candidates[card].sum() == 1:
                 out[card] = candidates[card]
@@ -127,9 +187,9 @@ class CpSatSolver(EnumeratingSolver):
             for z in range(kb.num_locations):
                 if out[card, z] or not candidates[card, z]:
                     continue
-                status, solver = model.solve([model.x[card][z]])
+                status, solver = model.solve([model.xe[e][card][z]])
                 if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                    out[idx, model.world(solver)] = True
+                    out[idx, model.world(solver, e)] = True
         return out
 
     def worlds(self, kb: KnowledgeBase) -> Iterator[np.ndarray]:
@@ -137,7 +197,7 @@ class CpSatSolver(EnumeratingSolver):
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.enumerate_all_solutions = True
-        collector = _Collector(model.x, self.limit)
+        collector = _Collector(model.xe, self.limit)
         solver.Solve(model.model, collector)
         if collector.overflow:
             raise TooLarge(f"cpsat: more than {self.limit} consistent worlds; use the exact backend")
