@@ -22,7 +22,7 @@ from deduce.games.base import Action, Observation
 from deduce.games.mafia_code import Guess, MafiaCodeGame, MafiaCodeObservation, Stop
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["FactsAgent", "SolverAgent", "AGENTS", "direct_exclusions", "chain_value"]
+__all__ = ["FactsAgent", "SolverAgent", "GreedyAgent", "AGENTS", "direct_exclusions", "chain_value"]
 
 
 def direct_exclusions(game: MafiaCodeGame, obs: MafiaCodeObservation) -> np.ndarray:
@@ -211,7 +211,11 @@ class SolverAgent(Agent):
                 return Stop()
             return guesses[int(order[0])]
         remaining = sum(hand_left[q] for q in range(obs.num_players) if q != obs.player)
-        values = [self._value(kb, obs, guesses[i], float(p[i]), hand_left, remaining) for i in top]
+        if self.lookahead <= 0:  # plain greedy: the most likely card, valued as P alone
+            top = top[:1]
+        values = [float(p[top[0]])] if self.lookahead <= 0 else [
+            self._value(kb, obs, guesses[i], float(p[i]), hand_left, remaining) for i in top
+        ]
         best = int(np.argmax(values))
         choice, value = guesses[top[best]], values[best]
         if can_stop and obs.expert:
@@ -270,6 +274,16 @@ class SolverAgent(Agent):
         return max(0.0, float(after[:, :seats][mask].max() - before[:, :seats][mask].max()))
 
 
+class GreedyAgent(SolverAgent):
+    """Ablation of ``solver``: the same exact marginals, but always the single most likely card
+    (no value of going on), to measure what the chain lookahead is worth."""
+
+    name = "greedy"
+
+    def __init__(self, lookahead: int = 0, **params: Any) -> None:
+        super().__init__(lookahead=lookahead, **params)
+
+
 def _public_view(obs: MafiaCodeObservation) -> MafiaCodeObservation:
     """The same observation without the private hand (what every player sees)."""
     from dataclasses import replace
@@ -279,4 +293,4 @@ def _public_view(obs: MafiaCodeObservation) -> MafiaCodeObservation:
     return replace(obs, player=None, hand=(), events=tuple(e for e in obs.events if not isinstance(e, Dealt)))
 
 
-AGENTS = {"facts": FactsAgent, "solver": SolverAgent}
+AGENTS = {"facts": FactsAgent, "solver": SolverAgent, "greedy": GreedyAgent}
