@@ -92,12 +92,15 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
         raise _MoveInterrupted
 
     previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if old_delay > 0:  # give back a timer the caller had armed, minus the time spent here
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - start), 1e-3), old_interval)
 
 
 def play_game(

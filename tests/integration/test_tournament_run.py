@@ -140,3 +140,31 @@ def test_auto_backend_moves_long_runs_to_processes(monkeypatch):
     assert calls == [5]  # one game probed here, the other five in the pool
     serial = Tournament("clue", ["notebook", "random", "random"], backend="serial", **kw).run()
     pd.testing.assert_frame_equal(untimed(auto.games), untimed(serial.games))
+
+
+SEEN_HANDS: dict[int, tuple[int, ...]] = {}
+
+
+class HandSpy(Agent):
+    """Plays randomly and notes the hand its seat was dealt, to check duplicate deals."""
+
+    name = "handspy"
+
+    def act(self, observation):
+        SEEN_HANDS.setdefault(self.player, tuple(observation.hand))
+        return observation.legal_actions[int(self.rng.integers(len(observation.legal_actions)))]
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_duplicate_deals_give_each_seat_the_same_hand_within_a_round(duplicate):
+    agents.register("handspy", HandSpy, game="clue")
+    t = Tournament("clue", ["handspy", "a=handspy", "b=handspy"], games=3, seed=21, duplicate=duplicate)
+    per_game = []
+    for game_id in range(3):  # round 0: the three rotations
+        SEEN_HANDS.clear()
+        t.replay(game_id)
+        per_game.append(dict(SEEN_HANDS))
+    seats = set(per_game[0]) & set(per_game[1]) & set(per_game[2])
+    assert seats  # somebody acted in every game
+    same = all(per_game[0][s] == per_game[g][s] for s in seats for g in (1, 2))
+    assert same is duplicate
