@@ -342,3 +342,90 @@ def test_knowledge_holds_counts_facts_and_the_truth():
     for q, crossed in enumerate(obs.crossed):
         for c in crossed:
             assert not possible[c, q]
+
+
+# -- agents -----------------------------------------------------------------------------------
+def test_direct_exclusions_are_sound_and_facts_respects_them():
+    from agents.mafia_code import FactsAgent, direct_exclusions
+
+    g = MafiaCodeGame(num_players=3)
+    s = g.new_initial_state(8)
+    agent = FactsAgent()
+    agent.reset(g, 0, 1)
+    rng = np.random.default_rng(8)
+    checked = 0
+    while not s.is_terminal() and checked < 60:
+        obs = s.observation(s.current_player)
+        excluded = direct_exclusions(g, obs)
+        truth = s.world()
+        for c in range(36):
+            if truth[c] < 3:
+                assert not excluded[c, truth[c]]
+        agent.player = s.current_player
+        action = agent.act(obs)
+        if isinstance(action, Guess) and not excluded[:, action.target].all():
+            assert not excluded[action.card, action.target]
+        s.apply(action if rng.random() < 0.5 else obs.legal_actions[int(rng.integers(len(obs.legal_actions)))])
+        checked += 1
+    assert checked > 10
+
+
+def test_chain_value():
+    from agents.mafia_code import chain_value
+
+    assert chain_value(0.0, 5) == 0.0
+    assert chain_value(1.0, 4) == 4.0
+    assert chain_value(0.5, 1) == 0.5
+    assert abs(chain_value(0.5, 100) - 1.0) < 1e-9  # p / (1 - p) in the long run
+
+
+def test_solver_takes_a_certain_hit_and_stops_under_the_expert_rule():
+    from agents.mafia_code import SolverAgent
+
+    g = small(expert=True)
+    s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=2)
+    agent = SolverAgent()
+    agent.reset(g, 0, 0)
+    obs = s.observation(0)
+    marg = solvers_marginals(g, obs)
+    action = agent.act(obs)
+    assert isinstance(action, Guess) and action.target == 1
+    assert marg[action.card, 1] == marg[[c for c in range(9) if c not in (0, 1, 2)], 1].max()
+    # after two hits with 2 points at stake the rule is: guess only if it pays for the risk
+    s.apply(Guess(1, 3))
+    s.apply(Guess(1, 4))
+    obs2 = s.observation(0)
+    assert obs2.turn_gain == 2
+    for p_hit, expected in ((0.3, Stop), (0.95, Guess)):
+
+        class Fixed(SolverAgent):
+            def marginals(self, kb, hand_left, p_hit=p_hit):
+                m = np.zeros((9, 3))
+                m[:, 1] = p_hit
+                return m
+
+        fixed = Fixed()
+        fixed.reset(g, 0, 0)
+        assert isinstance(fixed.act(obs2), expected)
+
+
+def solvers_marginals(g: MafiaCodeGame, obs) -> np.ndarray:
+    import solvers
+
+    return solvers.get("brute").marginals(g.knowledge(obs))
+
+
+def test_solver_beats_random_and_facts_at_two_players():
+    import agents
+    from deduce.play import play_game
+
+    g = MafiaCodeGame(num_players=2)
+    wins = 0
+    for seed in range(4):
+        table = ["solver", "facts" if seed % 2 else "random"]
+        seat = seed % 2  # alternate who starts
+        names = table if seat == 0 else table[::-1]
+        record = play_game(g, [agents.get(n, game="mafia-code") for n in names], seed=seed)
+        assert record.failure is None
+        wins += names.index("solver") in record.winners
+    assert wins == 4
