@@ -358,3 +358,57 @@ def test_observation_is_a_snapshot() -> None:
     again = dataclasses.replace(obs)
     state.apply(state.legal_actions()[-1])
     assert obs == again and obs.arrests == (None, None, None)
+
+
+# -- agents -----------------------------------------------------------------------------------
+def test_agents_registered_and_play_full_games() -> None:
+    import agents
+    from deduce.play import play_game
+
+    assert {"bayesian", "patient", "random"} <= set(agents.available("checkpoint-charlie"))
+    for n in (3, 5):
+        game = CheckpointCharlieGame(num_players=n)
+        names = ["bayesian", "patient", "random", "bayesian", "patient"][:n]
+        record = play_game(game, [agents.get(a, game="checkpoint-charlie") for a in names], seed=n)
+        assert record.failure is None and len(record.returns) == n
+
+
+def test_patient_waits_and_bayesian_posterior_is_exact() -> None:
+    from agents.checkpoint_charlie import BayesianAgent, PatientAgent, posterior
+
+    # as in test_knowledge_identifies_a_clue_from_kept_cards: p1 knows the chief is 0 or 4
+    state = three_player(deck_with(28, HOUND, HOUND, 0))
+    choose_all(state)
+    for _ in range(9):
+        state.apply(Pass())
+    for _ in range(2):
+        state.apply(Pass())  # p0 and p1 pass after p0 kept cat 0; p2 is polled
+    assert state.current_player == 2
+    obs = state.observation(2)
+    post = posterior(state.game, obs)
+    assert post.p_chief.sum() == pytest.approx(1.0)
+    assert post.p_chief[state.chief()] > 0
+    patient = PatientAgent()
+    patient.reset(state.game, 2, 0)
+    sure = [c for c in (28, 0) if post.p_chief[c] == 1.0]
+    assert patient.act(obs) == (Arrest(sure[0]) if sure else Pass())
+    bayes = BayesianAgent()
+    bayes.reset(state.game, 2, 0)
+    assert bayes.act(obs) in state.legal_actions()
+
+
+def test_both_agents_arrest_a_certain_chief() -> None:
+    from agents.checkpoint_charlie import BayesianAgent, PatientAgent
+
+    # hounds reveal clothes 0 and hands 0; p2 (fur 0) discards 4; p0 keeps 0 and p1 discards 3,
+    # so whichever of ears/eyes each holds, both sides are 0: p2 is sure the chief is cat 0
+    state = three_player(deck_with(HOUND, HOUND, 4, 0, 3))
+    choose_all(state)
+    assert state.kept[0] == [0] and state.current_player == 0
+    for _ in range(4):
+        state.apply(Pass())  # p0, p1, p2, then p1 after flipping 3
+    assert state.discarded[1] == [3] and state.current_player == 2
+    obs = state.observation(2)
+    for agent in (BayesianAgent(), PatientAgent()):
+        agent.reset(state.game, 2, 0)
+        assert agent.act(obs) == Arrest(0)
