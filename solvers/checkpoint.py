@@ -127,6 +127,12 @@ class CheckpointSolver(EnumeratingSolver):
         super().check_supported(kb)
         token_shape(kb)
 
+    def clear_cache(self, universes: bool = False) -> None:
+        """Forget cached answers (and, with ``universes``, the per-shape world lists)."""
+        self._worlds.clear()
+        if universes:
+            self._universes.clear()
+
     def world_array(self, kb: KnowledgeBase) -> np.ndarray:
         """Every consistent world as rows of one array ``[world, card] -> loc`` (cached)."""
         key = kb.fingerprint()

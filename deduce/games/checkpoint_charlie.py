@@ -461,7 +461,9 @@ class CheckpointCharlieGame(Game[CheckpointCharlieConfig]):
         nobody drew and nobody revealed, ``revealed`` the publicly tossed ones, and ``down``
         one face of every token. A kept cat says the flipper's up face is one of the cat's five
         faces (``AtLeastOne``); a discarded cat says it is none of them (``NotAt``). Arrests
-        carry no hard information and add nothing. ``check`` is passed to ``extend``.
+        carry no hard information and add nothing. With ``check=False`` (trusted observations)
+        the round's constraints are added in one batch; otherwise event by event, each with
+        ``check`` passed to ``extend`` and its event named as the source.
         """
         assert isinstance(observation, CheckpointCharlieObservation)
         kb = KnowledgeBase(self.deck, self.locations)
@@ -474,7 +476,13 @@ class CheckpointCharlieGame(Game[CheckpointCharlieConfig]):
         rules.append(Count(everything, kb.loc(REVEALED), revealed))
         rules += [Count((face(f, 0), face(f, 1)), down, 1) for f in range(NUM_FEATURES)]
         kb.extend(rules, source="rules", check=False)
-        for i, event in enumerate(self.round_events(observation.events)):
+        events = self.round_events(observation.events)
+        if check is False:
+            # trusted (engine-made) observations: one transactional batch, one propagation
+            batch = [c for event in events for c in self.event_constraints(kb, event)]
+            kb.extend(batch, source="round events", check=False)
+            return kb
+        for i, event in enumerate(events):
             new = self.event_constraints(kb, event)
             if new:
                 kb.extend(new, source=f"event {i}", check=check)
