@@ -21,6 +21,7 @@ __all__ = [
     "Count",
     "NotAll",
     "Transfer",
+    "CountEver",
     "Op",
     "CONSTRAINT_KINDS",
 ]
@@ -227,6 +228,54 @@ class Transfer(Constraint):
         return {(s, d): k for s, d, k in self.moves}
 
 
+@dataclass(frozen=True, slots=True, init=False)
+class CountEver(Constraint):
+    """The number of ``cards`` that were at one of ``locs`` in at least one of ``epochs``
+    compares to ``n`` by ``op``: history questions ("how many Rage cards have you ever seen",
+    "how many cards have you ever held", Mayfair Alibi). A card counts once however often it
+    was there.
+    """
+
+    cards: tuple[int, ...]
+    locs: tuple[int, ...]
+    epochs: tuple[int, ...]
+    n: int
+    op: Op = Op.EQ
+    kind: ClassVar[str] = "CountEver"
+
+    def __init__(
+        self,
+        cards: Iterable[int],
+        locs: Iterable[int],
+        epochs: Iterable[int],
+        n: int,
+        op: Op | str = Op.EQ,
+    ) -> None:
+        object.__setattr__(self, "cards", _card_set(cards))
+        object.__setattr__(self, "locs", tuple(sorted(set(int(z) for z in locs))))
+        object.__setattr__(self, "epochs", tuple(sorted(set(int(e) for e in epochs))))
+        object.__setattr__(self, "n", int(n))
+        object.__setattr__(self, "op", Op(op))
+
+    @property
+    def epoch(self) -> int:
+        """The latest epoch involved (what epoch-range validation checks)."""
+        return self.epochs[-1] if self.epochs else 0
+
+    def ever(self, world: World, card: int) -> bool:
+        """Whether ``card`` was at one of ``locs`` in one of ``epochs``."""
+        return any(int(world[e][card]) in self.locs for e in self.epochs)
+
+    def holds(self, world: World) -> bool:
+        return self.op.compare(sum(1 for c in self.cards if self.ever(world, c)), self.n)
+
+    def cards_involved(self) -> tuple[int, ...]:
+        return self.cards
+
+    def locations_involved(self) -> tuple[int, ...]:
+        return self.locs
+
+
 CONSTRAINT_KINDS: dict[str, type[Constraint]] = {
-    cls.kind: cls for cls in (At, NotAt, AtLeastOne, Count, NotAll, Transfer)
+    cls.kind: cls for cls in (At, NotAt, AtLeastOne, Count, NotAll, Transfer, CountEver)
 }

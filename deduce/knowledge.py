@@ -24,6 +24,7 @@ from deduce.constraints import (
     AtLeastOne,
     Constraint,
     Count,
+    CountEver,
     NotAll,
     NotAt,
     Op,
@@ -197,6 +198,13 @@ class KnowledgeBase:
             raise InvalidConstraint("NotAll needs at least one (card, location) pair")
         if isinstance(c, Count) and c.n < 0:
             raise InvalidConstraint(f"{c!r}: a count cannot be negative")
+        if isinstance(c, CountEver):
+            if c.n < 0:
+                raise InvalidConstraint(f"{c!r}: a count cannot be negative")
+            if not c.epochs or c.epochs[0] < 0:
+                raise InvalidConstraint(f"{c!r}: needs epochs in 0..{self.epochs - 1}")
+            if not c.locs:
+                raise InvalidConstraint(f"{c!r}: needs at least one location")
         if isinstance(c, Transfer):
             if c.epoch + 1 >= self.epochs:
                 raise InvalidConstraint(
@@ -249,6 +257,11 @@ class KnowledgeBase:
         if isinstance(c, Transfer):
             inner = ", ".join(f"{loc[s]}->{loc[d]}: {k}" for s, d, k in c.moves)
             return f"Transfer@{c.epoch}->{c.epoch + 1}({inner})"
+        if isinstance(c, CountEver):
+            cards = ", ".join(name(c.cards)) if len(c.cards) <= 8 else f"{len(c.cards)} cards"
+            where = "|".join(loc[z] for z in c.locs)
+            span = f"{c.epochs[0]}..{c.epochs[-1]}" if len(c.epochs) > 1 else f"{c.epochs[0]}"
+            return f"CountEver({{{cards}}}, {where}, epochs {span}) {c.op.value} {c.n}"
         return repr(c)
 
     def __repr__(self) -> str:
@@ -314,6 +327,10 @@ def _constraint_to_json(kb: KnowledgeBase, c: Constraint, source: str | None) ->
             value = value.value
         elif f.name == "moves":
             value = [[kb.locations[s], kb.locations[d], k] for s, d, k in value]
+        elif f.name == "locs":
+            value = [kb.locations[z] for z in value]
+        elif f.name == "epochs":
+            value = list(value)
         out[f.name] = value
     if source is not None:
         out["source"] = source
@@ -339,6 +356,8 @@ def _constraint_from_json(kb: KnowledgeBase, item: Mapping[str, Any]) -> tuple[C
             value = [(kb.card(k), kb.loc(z)) for k, z in value]
         elif key == "moves":
             value = [(kb.loc(s), kb.loc(d), int(k)) for s, d, k in value]
+        elif key == "locs":
+            value = [kb.loc(z) for z in value]
         kwargs[key] = value
     try:
         return cls(**kwargs), item.get("source")
@@ -379,7 +398,7 @@ def propagate(kb: KnowledgeBase, max_rounds: int = 1000) -> Propagation:
             possible[c.epoch, c.card, c.loc] = keep
         elif isinstance(c, NotAt):
             possible[c.epoch, c.card, c.loc] = False
-    rest = [c for c in cons if isinstance(c, (Count, AtLeastOne, NotAll, Transfer))]
+    rest = [c for c in cons if isinstance(c, (Count, AtLeastOne, NotAll, Transfer, CountEver))]
     for _ in range(max_rounds):
         if not possible.any(axis=2).all():
             e, card = np.argwhere(~possible.any(axis=2))[0]
@@ -388,6 +407,12 @@ def propagate(kb: KnowledgeBase, max_rounds: int = 1000) -> Propagation:
         for c in rest:
             if isinstance(c, Transfer):
                 reason, moved = _propagate_transfer(kb, c, possible)
+                if reason is not None:
+                    return Propagation(possible, reason)
+                changed |= moved
+                continue
+            if isinstance(c, CountEver):
+                reason, moved = _propagate_count_ever(kb, c, possible)
                 if reason is not None:
                     return Propagation(possible, reason)
                 changed |= moved
@@ -479,4 +504,48 @@ def _propagate_transfer(kb: KnowledgeBase, c: Transfer, possible: np.ndarray) ->
     changed = not (np.array_equal(new_after, after) and np.array_equal(new_before, before))
     possible[c.epoch] = new_before
     possible[c.epoch + 1] = new_after
+    return None, changed
+
+
+def _propagate_count_ever(kb: KnowledgeBase, c: CountEver, possible: np.ndarray) -> tuple[str | None, bool]:
+    """Bounds for a history count (sound, incomplete).
+
+    A card *can* count if some listed epoch still allows one of ``locs``; it *must* count if
+    some listed epoch allows nothing else. Too few possible or too many forced is a
+    contradiction; when the forced ones already reach ``n`` (``==``/``<=``) the others are
+    never there; when only ``n`` can count (``==``/``>=``) and a card has a single epoch and
+    location left to count in, it is there.
+    """
+    if not c.cards:
+        return (None if c.op.compare(0, c.n) else f"{kb.describe(c)}: no cards"), False
+    cards = np.asarray(c.cards, dtype=int)
+    epochs = np.asarray(c.epochs, dtype=int)
+    locs = np.asarray(c.locs, dtype=int)
+    sub = possible[np.ix_(epochs, cards)]  # [epoch, card, loc]
+    at = sub[:, :, locs]
+    can_cell = at.any(axis=2)  # [epoch, card]
+    can = can_cell.any(axis=0)
+    only_there = can_cell & (sub.sum(axis=2) == at.sum(axis=2))
+    must = only_there.any(axis=0)
+    n_can, n_must = int(can.sum()), int(must.sum())
+    if c.op in (Op.EQ, Op.LE) and n_must > c.n:
+        return f"{kb.describe(c)}: {n_must} cards were certainly there", False
+    if c.op in (Op.EQ, Op.GE) and n_can < c.n:
+        return f"{kb.describe(c)}: only {n_can} cards can have been there", False
+    changed = False
+    if c.op in (Op.EQ, Op.LE) and n_must == c.n and n_can > n_must:
+        for card in cards[can & ~must]:
+            for e in epochs:
+                if possible[e, card, locs].any():
+                    possible[e, card, locs] = False
+                    changed = True
+    if c.op in (Op.EQ, Op.GE) and n_can == c.n and n_can > n_must:
+        for i in np.flatnonzero(can & ~must):
+            cells = np.argwhere(at[:, i, :])
+            if len(cells) == 1:
+                e, z = int(epochs[cells[0][0]]), int(locs[cells[0][1]])
+                card = int(cards[i])
+                possible[e, card, :] = False
+                possible[e, card, z] = True
+                changed = True
     return None, changed

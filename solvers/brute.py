@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from deduce.constraints import At, NotAt
+from deduce.constraints import At, CountEver, NotAt
 from deduce.knowledge import KnowledgeBase
 from solvers.base import EPOCH_KINDS, EnumeratingSolver
 
@@ -22,7 +22,7 @@ class BruteSolver(EnumeratingSolver):
     """
 
     name = "brute"
-    kinds = EPOCH_KINDS
+    kinds = EPOCH_KINDS + (CountEver,)
     max_epochs = None
 
     def __init__(self, limit: int = 2_000_000) -> None:

@@ -18,7 +18,17 @@ from collections.abc import Iterator
 import numpy as np
 from ortools.sat.python import cp_model
 
-from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Op, Transfer
+from deduce.constraints import (
+    At,
+    AtLeastOne,
+    Constraint,
+    Count,
+    CountEver,
+    NotAll,
+    NotAt,
+    Op,
+    Transfer,
+)
 from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, EnumeratingSolver
@@ -61,6 +71,8 @@ class _Model:
         m = self.model
         if isinstance(c, Transfer):
             return self._post_transfer(c)
+        if isinstance(c, CountEver):
+            return self._post_count_ever(c)
         x = self.xe[c.epoch]
         if isinstance(c, At):
             return [m.Add(x[c.card][c.loc] == 1)]
@@ -108,6 +120,31 @@ class _Model:
             out.append(m.Add(sum(moved[(s, d)]) == k))
         return out
 
+    def _post_count_ever(self, c: CountEver) -> list[cp_model.Constraint]:
+        """``h[card] <-> OR(x[card][z][e] for z in locs, e in epochs)`` (defined outside the
+        gate, shared between constraints over the same cells), then the count over ``h``."""
+        m = self.model
+        if not hasattr(self, "_ever"):
+            self._ever: dict[tuple, cp_model.IntVar] = {}
+        hs = []
+        for card in c.cards:
+            key = (card, c.locs, c.epochs)
+            h = self._ever.get(key)
+            if h is None:
+                cells = [self.xe[e][card][z] for e in c.epochs for z in c.locs]
+                h = m.NewBoolVar(f"h_{card}_{len(self._ever)}")
+                m.AddBoolOr(cells).OnlyEnforceIf(h)
+                for v in cells:
+                    m.AddImplication(v, h)
+                self._ever[key] = h
+            hs.append(h)
+        total = sum(hs)
+        if c.op is Op.EQ:
+            return [m.Add(total == c.n)]
+        if c.op is Op.LE:
+            return [m.Add(total <= c.n)]
+        return [m.Add(total >= c.n)]
+
     def solve(self, assumptions: list = ()) -> tuple[int, cp_model.CpSolver]:
         self.model.ClearAssumptions()
         if assumptions:
@@ -152,7 +189,7 @@ class CpSatSolver(EnumeratingSolver):
     for ``possible``."""
 
     name = "cpsat"
-    kinds = EPOCH_KINDS
+    kinds = EPOCH_KINDS + (CountEver,)
     max_epochs = None
 
     def __init__(self, limit: int = 200_000) -> None:
