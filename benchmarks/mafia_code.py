@@ -1,0 +1,166 @@
+"""Mafia Code: time per knowledge update and per decision, and win rates of solver/facts/random.
+
+``python -m benchmarks.mafia_code`` plays, at 2, 3 and 4 players, seat-rotated games between the
+``solver``, ``facts`` and ``random`` agents (2 players: every pairing; 3: one of each; 4: solver,
+facts and two random; plus the ``greedy`` ablation, same marginals without the chain value) and prints win rates with Wilson 95% intervals. "Win" = finishing with the
+top score (a shared top counts for each tied player). Separately it times, over the states of
+random games, building a player's knowledge base from its observation and the exact marginals
+query, so a slow path shows before users see it.
+``--games`` per table (default 60), ``--players`` (default 2,3,4), ``--expert``, ``--seed``,
+``--timing-games`` (default 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+import agents
+import deduce
+import solvers
+from deduce.errors import NotSupported
+from deduce.play import play_game
+from deduce.tournament.stats import wilson
+
+__all__ = ["TABLES", "WinRow", "TimingRow", "win_rates", "timings", "main"]
+
+TABLES: dict[int, list[tuple[str, ...]]] = {
+    2: [("solver", "facts"), ("solver", "random"), ("facts", "random"), ("solver", "greedy")],
+    3: [("solver", "facts", "random"), ("solver", "greedy", "facts")],
+    4: [("solver", "facts", "random", "random")],
+}
+
+
+@dataclass(frozen=True)
+class WinRow:
+    players: int
+    table: str
+    agent: str
+    seats: int
+    wins: int
+    mean_score: float
+    decision_ms: float
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.seats if self.seats else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return wilson(self.wins, self.seats)
+
+
+@dataclass(frozen=True)
+class TimingRow:
+    players: int
+    what: str
+    samples: int
+    mean_ms: float
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+    refused: int = 0
+
+
+def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]:
+    """Play ``games`` games per table of ``TABLES[players]``, rotating seats game by game."""
+    game = deduce.make("mafia-code", num_players=players, expert=expert)
+    rows: list[WinRow] = []
+    for table in TABLES[players]:
+        seats: dict[str, int] = defaultdict(int)
+        wins: dict[str, int] = defaultdict(int)
+        score: dict[str, float] = defaultdict(float)
+        spent: dict[str, float] = defaultdict(float)
+        moves: dict[str, int] = defaultdict(int)
+        for i in range(games):
+            names = [table[(k + i) % players] for k in range(players)]
+            players_ = [agents.get(name, game="mafia-code") for name in names]
+            record = play_game(game, players_, seed=seed + i)
+            if record.failure is not None:
+                raise RuntimeError(f"{record.failure.agent} failed: {record.failure.message}")
+            for k, name in enumerate(names):
+                seats[name] += 1
+                wins[name] += int(k in record.winners)
+                score[name] += record.returns[k]
+                spent[name] += record.decision_seconds[k]
+                moves[name] += record.decisions[k]
+        label = " v ".join(table)
+        for name in sorted(seats):
+            ms = 1000 * spent[name] / moves[name] if moves[name] else 0.0
+            rows.append(WinRow(players, label, name, seats[name], wins[name], score[name] / seats[name], ms))
+    return rows
+
+
+def _row(players: int, what: str, values: Sequence[float], refused: int = 0) -> TimingRow:
+    ms = sorted(1000 * v for v in values) or [0.0]
+    p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
+    return TimingRow(players, what, len(values), statistics.fmean(ms), statistics.median(ms), p95, ms[-1], refused)
+
+
+def timings(players: int, games: int, seed: int, expert: bool) -> list[TimingRow]:
+    """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step
+    of ``games`` random games (the states an agent actually meets, early ones included)."""
+    game = deduce.make("mafia-code", num_players=players, expert=expert)
+    exact = solvers.get("exact")
+    build: list[float] = []
+    marg: list[float] = []
+    refused = 0
+    for g in range(games):
+        state = game.new_initial_state(seed + g)
+        rng = np.random.default_rng(seed + g)
+        while not state.is_terminal():
+            obs = state.observation(state.current_player)
+            t = time.perf_counter()
+            kb = game.knowledge(obs)
+            build.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            try:
+                exact.marginals(kb)
+                marg.append(time.perf_counter() - t)
+            except NotSupported:
+                refused += 1
+            legal = obs.legal_actions
+            state.apply(legal[int(rng.integers(len(legal)))])
+    return [_row(players, "knowledge update", build), _row(players, "exact marginals", marg, refused)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.mafia_code", description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=60, help="games per table")
+    parser.add_argument("--players", default="2,3,4", help="comma-separated player counts")
+    parser.add_argument("--expert", action="store_true", help="play with the expert rule")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timing-games", type=int, default=5)
+    args = parser.parse_args(argv)
+    counts = [int(x) for x in args.players.split(",") if x]
+
+    print(f"Mafia Code{' (expert rule)' if args.expert else ''}: time per step over "
+          f"{args.timing_games} random games per player count")
+    print("| players | what | samples | mean ms | p50 ms | p95 ms | max ms | refused |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n in counts:
+        for r in timings(n, args.timing_games, args.seed, args.expert):
+            print(f"| {r.players} | {r.what} | {r.samples} | {r.mean_ms:.2f} | {r.p50_ms:.2f} | "
+                  f"{r.p95_ms:.2f} | {r.max_ms:.1f} | {r.refused} |")
+
+    print(f"\nWin rates, {args.games} games per table, seats rotated (Wilson 95% CI)")
+    print("| players | table | agent | seats | wins | win rate | 95% CI | mean score | ms/decision |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in counts:
+        t0 = time.perf_counter()
+        for r in win_rates(n, args.games, args.seed, args.expert):
+            lo, hi = r.ci
+            print(f"| {r.players} | {r.table} | {r.agent} | {r.seats} | {r.wins} | {r.rate:.3f} | "
+                  f"[{lo:.3f}, {hi:.3f}] | {r.mean_score:.2f} | {r.decision_ms:.2f} |", flush=True)
+        print(f"<!-- {n} players: {time.perf_counter() - t0:.1f} s -->", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
