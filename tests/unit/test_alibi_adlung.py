@@ -438,3 +438,68 @@ def test_knowledge_places_public_cards_and_counts_hidden_ones():
     assert p[cid(g, "thin#1")].tolist() == [True, False, True, False, False]
     m = solvers.get("exact").marginals(kb)
     assert np.isclose(m[:, 0].sum(), 4) and np.isclose(m[:, g.loc(DECK)].sum(), len(s.deck))
+
+
+# -- agents -----------------------------------------------------------------------------------
+def counting(g: AlibiAdlungGame, seat: int = 0):
+    from agents.alibi_adlung import CountingAgent
+
+    a = CountingAgent()
+    a.reset(g, seat, 0)
+    return a
+
+
+def test_counting_names_the_culprit_that_pays_most():
+    g = game()
+    s = deal(g, [["fat#1", "thin#1", "female#1", "bribe#1"], ["male#1", "female#2", "plain#1", "knife#1"]])
+    lay(s, 1, "male#2", "long_hair#1", "plain#2", "revolver#1", "female#3", "dotted#1", "umbrella#1")
+    lay(s, 0, "umbrella#2")
+    s.apply(PlayEvidence(cid(g, "fat#1")))
+    finish_turn(s)
+    assert counting(g).act(s.observation(0)) == Name(2)  # S2: fat + umbrella are mine
+
+
+def test_counting_finishes_a_conviction_it_profits_from():
+    g = game()
+    s = deal(g, [["revolver#1", "thin#1", "female#1", "knife#1"], ["male#1", "female#2", "plain#1", "knife#2"]])
+    lay(s, 0, "fat#1", "male#2", "long_hair#1", "plain#2")
+    assert counting(g).act(s.observation(0)) == PlayEvidence(cid(g, "revolver#1"))
+
+
+def test_counting_uses_a_watchful_eye_to_finish_a_conviction():
+    g = game()
+    s = deal(g, [["eye#1", "revolver#1", "plain#1", "striped#1"], ["male#1", "female#2", "thin#1", "knife#2"]])
+    lay(s, 0, "fat#1", "male#2", "long_hair#1")
+    agent = counting(g)
+    assert agent.act(s.observation(0)) == PlayEye(cid(g, "eye#1"))
+    s.apply(PlayEye(cid(g, "eye#1")))
+    s.apply(agent.act(s.observation(0)))
+    s.apply(agent.act(s.observation(0)))
+    assert s.provable() == [0]
+
+
+def test_counting_bribes_the_card_that_matters():
+    g = game()
+    s = deal(g, [["bribe#1", "thin#1", "female#1", "knife#1"], ["male#1", "female#2", "striped#1", "knife#2"]])
+    lay(s, 1, "fat#1", "male#2", "long_hair#1", "plain#1")  # S0 needs only a revolver, all seat 1's
+    a = counting(g).act(s.observation(0))
+    assert isinstance(a, PlayBribe) and a.target in s.tableaux[1]
+
+
+def test_counting_exchanges_dead_cards_and_keeps_a_special():
+    g = game()
+    s = deal(g, [["shopping_bag#1", "shopping_bag#2", "shopping_bag#3", "alibi#1"], ["male#1", "female#1", "plain#1", "knife#1"]])
+    a = counting(g).act(s.observation(0))
+    bags = {cid(g, f"shopping_bag#{i}") for i in (1, 2, 3)}
+    assert isinstance(a, Exchange) and set(a.cards) == bags
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_counting_plays_whole_games_against_random(n):
+    from agents.alibi_adlung import AGENTS
+    from deduce.play import play_game
+
+    g = deduce.make("alibi-adlung", num_players=n)
+    agents = [AGENTS["counting"]()] + [AGENTS["random"]() for _ in range(n - 1)]
+    record = play_game(g, agents, seed=n)
+    assert record.failure is None and record.returns[0] > 0
