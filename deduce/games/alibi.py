@@ -382,7 +382,8 @@ class AlibiGame(Game[AlibiConfig]):
             k = CATEGORIES.index(cat)
             ids = []
             for j, sub in enumerate(subs):
-                attrs = (("set", name), ("sub", sub), ("set_id", len(set_cards)), ("sub_index", j))
+                # sorted, as Deck.from_json rebuilds them (a knowledge base round-trips JSON)
+                attrs = tuple(sorted((("set", name), ("sub", sub), ("set_id", len(set_cards)), ("sub_index", j))))
                 cards.append(Card(len(cards), f"{name} / {sub}", cat, attrs))
                 ids.append(len(cards) - 1)
             set_cards.append(tuple(ids))
