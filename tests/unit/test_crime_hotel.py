@@ -272,3 +272,34 @@ def test_illegal_support_actions_say_why():
         st.apply(st.legal_actions()[0])
     with pytest.raises(IllegalAction, match="exchange department is full"):
         st.apply(Exchange(0, (st.hands[st.current_player][0],)))
+
+
+@pytest.mark.parametrize("beginner", [False, True])
+def test_solver_agent_plays_a_legal_match(beginner):
+    import agents
+    from deduce.play import play_game
+
+    game = CrimeHotelGame(num_players=3, beginner=beginner)
+    players = [agents.get("solver", game="crime-hotel"), agents.get("random", game="crime-hotel"), agents.get("random", game="crime-hotel")]
+    record = play_game(game, players, seed=3)
+    assert record.failure is None
+    assert len(record.returns) == 3 and max(record.returns) == 1.0
+
+
+def test_solver_agent_deduces_by_expected_points():
+    """The solver's deduction is the legal space with the highest expected points under its
+    exact posterior, and the posterior rules out every card it has seen."""
+    import agents
+
+    st = dealt_4p()
+    first_trick(st)
+    agent = agents.get("solver", game="crime-hotel")
+    agent.reset(st.game, 2, seed=0)
+    obs = st.observation(2)
+    hidden, _ = agent.beliefs(obs)
+    assert abs(hidden.sum() - 1) < 1e-9
+    assert all(hidden[c] == 0 for c in list(st.hands[2]) + [cid(301), cid(308), cid(309)])
+    action = agent.act(obs)
+    values = agent.space_values(hidden)
+    assert isinstance(action, Deduce)
+    assert values[action.space] == max(values[a.space] for a in obs.legal_actions)
