@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
-from deduce.constraints import Count, Op
 from deduce.errors import IllegalAction
 from deduce.games.alibi_adlung import AlibiAdlungGame, AlibiAdlungState
 from deduce.knowledge import propagate
@@ -52,14 +51,12 @@ def test_truth_is_consistent_with_every_knowledge_base_at_every_step(n, seed, sm
     n = game.num_players
     state = game.new_initial_state(seed)
     rng = np.random.default_rng(seed)
-    voids = 0
     for _ in range(120 if small else 60):
         truth = state.world()
         for p in [*range(n), None]:
             kb = game.knowledge(state.observation(p))
             assert kb.consistent_with(truth), [kb.describe(c) for c in kb.violated(truth)]
             assert propagate(kb).contradiction is None
-            voids += sum(1 for c in kb.constraints if isinstance(c, Count) and c.op is Op.LE)
         if state.is_terminal():
             break
         random_play(state, rng, 1)
@@ -124,7 +121,6 @@ def test_a_changed_seen_card_changes_the_observation():
     s = AlibiAdlungState.from_deal(game, order, seed=0)
     t = AlibiAdlungState.from_deal(game, [order[0], order[4]] + order[2:4] + [order[1]] + order[5:], seed=0)
     assert s.observation(0) != t.observation(0)
-    assert s.observation(1) == t.observation(1) or s.hands[1] != t.hands[1]
 
 
 @settings(max_examples=15)
