@@ -399,7 +399,7 @@ class ChainSolver(Solver):
         if epoch is not None and epoch != kb.epochs - 1:
             raise NotSupported("chain: possible locations are computed for the last epoch only")
         _, cells = self._run(kb)
-        return np.array(cells, dtype=object) > 0 if cells else np.zeros((0, kb.num_locations), bool)
+        return np.array([[v > 0 for v in row] for row in cells], dtype=bool).reshape(kb.num_cards, kb.num_locations)
 
     def solution_counts(self, kb: KnowledgeBase, loc: int | str) -> dict[tuple[int, ...], int]:
         """Counts per card set at ``loc`` for a location that holds exactly one card (the hidden

@@ -1,0 +1,174 @@
+"""Crime Hotel benchmark: knowledge-update and decision times, and solver vs random.
+
+``python -m benchmarks.crime_hotel`` plays ``--matches`` three-game matches per setting
+(3 and 4 players, full and beginner rules), one ``solver`` seat against ``random`` seats, the
+solver's seat rotating, and reports per setting:
+
+* the solver's match win rate with a Wilson 95% interval, next to the win rate of one random
+  seat (all random seats pooled) with its interval, and whether the intervals are disjoint;
+* mean match points (three games) of the solver and of a random seat, with normal 95% CIs;
+* time per knowledge update (building the player's time-indexed knowledge base and its
+  exact hidden-room marginals with the chain counter: median and max) and per solver decision.
+
+``--quick`` runs a few matches per setting; ``--json FILE`` writes the table as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+import agents
+from deduce.games.crime_hotel import CrimeHotelGame
+from deduce.play import seeds_for
+from solvers.crime_hotel import ChainSolver
+
+__all__ = ["Result", "run_setting", "wilson", "mean_ci", "main"]
+
+
+@dataclass
+class Result:
+    """One setting's figures."""
+
+    players: int
+    beginner: bool
+    matches: int
+    solver_win: float
+    solver_win_ci: tuple[float, float]
+    random_win: float
+    random_win_ci: tuple[float, float]
+    disjoint: bool
+    solver_points: float
+    solver_points_ci: tuple[float, float]
+    random_points: float
+    random_points_ci: tuple[float, float]
+    update_ms_median: float
+    update_ms_max: float
+    decision_ms_mean: float
+    decision_ms_max: float
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(xs: list[float], z: float = 1.96) -> tuple[float, tuple[float, float]]:
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, (m, m)
+    half = z * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, (m - half, m + half)
+
+
+def run_setting(players: int, beginner: bool, matches: int, seed: int = 0) -> Result:
+    """Play ``matches`` matches of one setting and measure them."""
+    game = CrimeHotelGame(num_players=players, beginner=beginner)
+    solver_wins, random_wins = 0, 0
+    solver_pts: list[float] = []
+    random_pts: list[float] = []
+    updates: list[float] = []
+    decisions: list[float] = []
+    chain = ChainSolver()
+    for m in range(matches):
+        seat = m % players
+        deal_seed, *agent_seeds = seeds_for(seed * 100_003 + m, players + 1)
+        seats = [agents.get("random", game=game.name) for _ in range(players)]
+        seats[seat] = agents.get("solver", game=game.name)
+        for i, a in enumerate(seats):
+            a.reset(game, i, agent_seeds[i])
+        state = game.new_initial_state(deal_seed)
+        step = 0
+        while not state.is_terminal():
+            p = state.current_player
+            obs = state.observation(p)
+            start = time.perf_counter()
+            action = seats[p].act(obs)
+            if p == seat:
+                decisions.append(time.perf_counter() - start)
+            state.apply(action)
+            step += 1
+            if m < 4 and step % 5 == 0 and not state.is_terminal():  # knowledge-update timing sample
+                o = state.observation(seat)
+                start = time.perf_counter()
+                kb = game.knowledge(o)
+                chain.marginals(kb)
+                updates.append(time.perf_counter() - start)
+        winners = set(state.winners)
+        solver_wins += seat in winners
+        random_wins += sum(1 for q in range(players) if q != seat and q in winners)
+        solver_pts.append(float(state.totals[seat]))
+        random_pts.extend(float(state.totals[q]) for q in range(players) if q != seat)
+    n_random = matches * (players - 1)
+    s_ci = wilson(solver_wins, matches)
+    r_ci = wilson(random_wins, n_random)
+    sp, sp_ci = mean_ci(solver_pts)
+    rp, rp_ci = mean_ci(random_pts)
+    return Result(
+        players=players,
+        beginner=beginner,
+        matches=matches,
+        solver_win=solver_wins / matches,
+        solver_win_ci=s_ci,
+        random_win=random_wins / n_random,
+        random_win_ci=r_ci,
+        disjoint=s_ci[0] > r_ci[1],
+        solver_points=sp,
+        solver_points_ci=sp_ci,
+        random_points=rp,
+        random_points_ci=rp_ci,
+        update_ms_median=1000 * statistics.median(updates) if updates else float("nan"),
+        update_ms_max=1000 * max(updates) if updates else float("nan"),
+        decision_ms_mean=1000 * statistics.fmean(decisions),
+        decision_ms_max=1000 * max(decisions),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=120)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args(argv)
+    matches = 12 if args.quick else args.matches
+    rows = []
+    header = (
+        f"{'setting':<14} {'n':>4} {'solver win [95% CI]':>22} {'random seat win':>22} {'sep':>4} "
+        f"{'solver pts':>18} {'random pts':>18} {'upd ms med/max':>15} {'dec ms mean/max':>16}"
+    )
+    print(header)
+    for players in (3, 4):
+        for beginner in (False, True):
+            r = run_setting(players, beginner, matches, args.seed)
+            rows.append(r)
+            name = f"{players}p {'beginner' if beginner else 'full'}"
+            print(
+                f"{name:<14} {r.matches:>4} "
+                f"{r.solver_win:>6.2f} [{r.solver_win_ci[0]:.2f},{r.solver_win_ci[1]:.2f}]      "
+                f"{r.random_win:>6.2f} [{r.random_win_ci[0]:.2f},{r.random_win_ci[1]:.2f}]      "
+                f"{'yes' if r.disjoint else 'NO':>4} "
+                f"{r.solver_points:>5.1f} [{r.solver_points_ci[0]:.1f},{r.solver_points_ci[1]:.1f}] "
+                f"{r.random_points:>5.1f} [{r.random_points_ci[0]:.1f},{r.random_points_ci[1]:.1f}] "
+                f"{r.update_ms_median:>6.1f}/{r.update_ms_max:<7.1f} {r.decision_ms_mean:>6.1f}/{r.decision_ms_max:<8.1f}",
+                flush=True,
+            )
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump([asdict(r) for r in rows], fh, indent=2)
+    return 0 if all(r.disjoint for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
