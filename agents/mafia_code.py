@@ -121,9 +121,10 @@ class SolverAgent(Agent):
     Value of a guess = P(hit) x (1 + value of going on), where going on is valued from the
     best hit probability *after* that hit (the knowledge base plus the revealed card, solved
     again for the ``lookahead`` most likely candidates) as a geometric chain. Certain hits are
-    free and go first. A hit that would end the game with this player behind is avoided; under
-    the expert rule (when stopping is allowed) it stops as soon as the expected gain of one more
-    guess, P x (1 + going on) - (1 - P) x points at risk, is not positive. Optionally
+    free and go first. A hit that would end the game with this player behind is avoided. Under
+    the expert rule (when stopping is allowed) a guess is valued by its expected change in
+    points, P x (1 + going on) - (1 - P) x points at risk, going on is only the option of one
+    more such guess, and it stops as soon as no guess has a positive value. Optionally
     (``leak_weight``) a hit is charged for what it tells the next player, measured on the
     public knowledge base.
 
@@ -211,18 +212,20 @@ class SolverAgent(Agent):
                 return Stop()
             return guesses[int(order[0])]
         remaining = sum(hand_left[q] for q in range(obs.num_players) if q != obs.player)
+        # under the expert rule a miss costs the turn's points so far: value = expected change
+        at_risk = obs.turn_gain if (can_stop and obs.expert) else 0
         if self.lookahead <= 0:  # plain greedy: the most likely card, valued as P alone
             top = top[:1]
-        values = [float(p[top[0]])] if self.lookahead <= 0 else [
-            self._value(kb, obs, guesses[i], float(p[i]), hand_left, remaining) for i in top
-        ]
+            values = [float(p[top[0]]) - (1.0 - float(p[top[0]])) * at_risk]
+        else:
+            values = [
+                self._value(kb, obs, guesses[i], float(p[i]), hand_left, remaining, at_risk, can_stop)
+                for i in top
+            ]
         best = int(np.argmax(values))
-        choice, value = guesses[top[best]], values[best]
-        if can_stop and obs.expert:
-            at_risk = obs.turn_gain
-            if value - (1.0 - p[top[best]]) * at_risk <= 0.0:
-                return Stop()
-        return choice
+        if can_stop and obs.expert and values[best] <= 0.0:
+            return Stop()
+        return guesses[top[best]]
 
     def _value(
         self,
@@ -232,16 +235,26 @@ class SolverAgent(Agent):
         p: float,
         hand_left: list[int],
         remaining: int,
+        at_risk: int = 0,
+        can_stop: bool = False,
     ) -> float:
-        """P(hit) x (1 + expected further hits after it), minus the optional leak charge."""
+        """Expected points of the guess: P(hit) x (1 + value of going on) - P(miss) x points at
+        risk, minus the optional leak charge.
+
+        Going on is valued from the best hit probability after this hit. With nothing at risk
+        it is a geometric chain of further hits; under the expert rule (with stopping allowed)
+        it is the option of one more guess that risks ``at_risk + 1`` points, worth taking only
+        when positive, since a long chain would put ever more points at stake.
+        """
         if p <= 0.0:
-            return 0.0
+            return -(1.0 - p) * at_risk
         after = kb.copy()
         after.extend([At(g.card, g.target)], check=False)
         left = list(hand_left)
         left[g.target] -= 1
+        miss_cost = (1.0 - p) * at_risk
         if left[g.target] == 0:  # this hit ends the game: nothing to go on with
-            return p * 1.0
+            return p - miss_cost
         m2 = self.marginals(after, left)
         revealed = {c for r in obs.revealed for c in r} | {g.card}
         best_next = 0.0
@@ -251,7 +264,11 @@ class SolverAgent(Agent):
             for c in range(m2.shape[0]):
                 if c not in revealed and m2[c, q] > best_next:
                     best_next = float(m2[c, q])
-        value = p * (1.0 + chain_value(best_next, remaining - 1))
+        if at_risk > 0 or (can_stop and obs.expert):
+            going_on = max(0.0, best_next - (1.0 - best_next) * (at_risk + 1))
+        else:
+            going_on = chain_value(best_next, remaining - 1)
+        value = p * (1.0 + going_on) - miss_cost
         if self.leak_weight > 0.0:
             value -= self.leak_weight * p * self._leak(obs, g)
         return value
