@@ -179,11 +179,11 @@ class SolverAgent(Agent):
         now, _ = best_sheet(game, p_set, p_card, first=True)
         now += game.config.first_accuser_bonus
         questions = [a for a in obs.legal_actions if isinstance(a, Ask)]
+        # the accusation test always looks ahead with the best question, so the random-question
+        # ablation differs only in the question it asks, not in when it accuses
+        q, later = self.best_question(obs, worlds, labels, questions)
         if self.questions == "random":
             q = questions[int(self.rng.integers(len(questions)))]
-            later = self._value_after(worlds, q, labels)
-        else:
-            q, later = self.best_question(obs, worlds, labels, questions)
         # A one-question lookahead undervalues waiting early (no blank crosses its threshold
         # after one answer), so waiting is judged over a round of n public answers, and only
         # once the sheet is worth ``accuse_at`` of its maximum (or nearly all of it).
