@@ -328,7 +328,7 @@ class EpochSolver(Solver):
     kinds = KINDS
     max_epochs = None
 
-    def __init__(self, witness_moves: int = 3000, seed: int = 0) -> None:
+    def __init__(self, witness_moves: int = 6000, seed: int = 0) -> None:
         self.witness_moves = int(witness_moves)
         self.seed = int(seed)
 
