@@ -3,8 +3,9 @@
 ``python -m benchmarks.solvers`` prints, per backend and query (``tallies`` = exact counts
 and marginals, ``possible``), the median and maximum time per query, the median ratio to
 ``exact`` measured in the same run, and whether every answer agreed with ``exact``.
-Backends that refuse (``TooLarge`` / ``NotSupported`` or over the per-backend time budget)
-are reported with "—". ``--quick`` runs a small subset, ``--json [FILE]`` writes the table
+Backends that refuse (``TooLarge`` / ``NotSupported``, a query over ``--timeout`` seconds -
+non-exact backends run each query in a forked child so it can be stopped - or past the
+per-backend ``--budget``) are reported with "—" / counted as refused. ``--quick`` runs a small subset, ``--json [FILE]`` writes the table
 as JSON (stdout when no file is named). ``--infogain`` also times scoring all Clue
 suggestions by exact expected information gain about the envelope.
 
@@ -53,6 +54,8 @@ WORLD_LIMIT = 20_000
 BRUTE_ASSIGNMENTS = 200_000
 #: seconds a slow backend may spend on the whole corpus before the rest is skipped.
 BACKEND_BUDGET = 60.0
+#: seconds one query of a non-exact backend may take (it runs in a child process).
+QUERY_TIMEOUT = 5.0
 
 
 def generate_corpus(seed: int = 2024, games_per_size: int = 3) -> list[dict[str, Any]]:
@@ -142,11 +145,44 @@ def _make(name: str) -> Solver:
     return get(name)
 
 
+def _timed(name: str, query: str, kb: KnowledgeBase) -> tuple[float, Any] | None:
+    solver = _make(name)
+    t0 = time.perf_counter()
+    try:
+        answer = getattr(solver, query)(kb)
+    except NotSupported:  # TooLarge included
+        return None
+    dt = time.perf_counter() - t0
+    return dt, ([list(r) for r in answer.cells] if query == "tallies" else np.asarray(answer).tolist())
+
+
+def _child(conn: Any, name: str, query: str, kb: KnowledgeBase) -> None:
+    conn.send(_timed(name, query, kb))
+    conn.close()
+
+
+def _in_child(name: str, query: str, kb: KnowledgeBase, timeout: float) -> tuple[float, Any] | None:
+    """Run one query in a forked process (time measured inside it); None past ``timeout``."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, name, query, kb))
+    proc.start()
+    child.close()
+    got = parent.recv() if parent.poll(timeout) else None
+    if proc.is_alive():
+        proc.kill()
+    proc.join()
+    return got
+
+
 def run(
     items: Sequence[dict[str, Any]],
     backends: Sequence[str] = BACKENDS,
     queries: Sequence[str] = ("tallies", "possible"),
     budget: float = BACKEND_BUDGET,
+    timeout: float = QUERY_TIMEOUT,
 ) -> dict[str, Any]:
     """Time every backend and query on ``items``; a fresh backend per query (no warm cache)."""
     kbs = [KnowledgeBase.from_json(it["kb"]) for it in items]
@@ -154,6 +190,12 @@ def run(
         get("exact").tallies(max(kbs, key=len))
     results: dict[tuple[str, str], _Result] = {}
     for name in backends:
+        try:
+            _make(name)
+        except Exception:  # a backend that cannot load (missing dependency, broken import)
+            for query in queries:
+                results[(name, query)] = _Result(skipped=len(kbs))
+            continue
         for query in queries:
             res = results[(name, query)] = _Result()
             spent = 0.0
@@ -164,18 +206,19 @@ def run(
                 if name == "brute" and not _brute_feasible(kb):
                     res.refused += 1
                     continue
-                solver = _make(name)
                 t0 = time.perf_counter()
-                try:
-                    answer = getattr(solver, query)(kb)
-                except NotSupported:  # TooLarge included
+                if name == "exact":
+                    got = _timed(name, query, kb)
+                else:
+                    got = _in_child(name, query, kb, timeout)
+                spent += time.perf_counter() - t0
+                if got is None:  # refused (TooLarge / NotSupported) or over the per-query timeout
                     res.refused += 1
-                    spent += time.perf_counter() - t0
                     continue
-                dt = time.perf_counter() - t0
-                spent += dt
+                dt, answer = got
                 res.times.append(dt)
-                res.answers[i] = answer.cells if query == "tallies" else np.asarray(answer).tolist()
+                res.answers[i] = answer
+                print(f"{name} {query} {items[i]['name']}: {1000 * dt:.1f} ms", file=sys.stderr)
     rows = []
     for (name, query), res in results.items():
         ref = results.get(("exact", query))
@@ -280,13 +323,14 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE", help="write JSON")
     parser.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated backends")
     parser.add_argument("--budget", type=float, default=BACKEND_BUDGET, help="seconds per backend and query")
+    parser.add_argument("--timeout", type=float, default=QUERY_TIMEOUT, help="seconds per single query")
     parser.add_argument("--regenerate", action="store_true", help="rebuild the stored corpus")
     parser.add_argument("--infogain", action="store_true", help="also time scoring every Clue suggestion")
     args = parser.parse_args(argv)
     items = load_corpus(regenerate=args.regenerate)
     if args.quick:
         items = items[::10]
-    report = run(items, [b for b in args.backends.split(",") if b], budget=args.budget)
+    report = run(items, [b for b in args.backends.split(",") if b], budget=args.budget, timeout=args.timeout)
     if args.infogain:
         report["infogain"] = _time_infogain(items)
     if args.json is not None:
