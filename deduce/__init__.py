@@ -6,7 +6,7 @@ the ``agents`` package plays.
 """
 
 from deduce.cards import Card, Deck
-from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Op
+from deduce.constraints import At, AtLeastOne, Constraint, Count, CountEver, NotAll, NotAt, Op, Transfer
 from deduce.errors import (
     Contradiction,
     DeduceError,
@@ -33,6 +33,8 @@ __all__ = [
     "AtLeastOne",
     "Count",
     "NotAll",
+    "Transfer",
+    "CountEver",
     "Op",
     "DeduceError",
     "Contradiction",

@@ -179,8 +179,7 @@ def play_game(
         winners: tuple[int, ...] = ()
     else:
         returns = list(state.returns())
-        best = max(returns)
-        winners = tuple(i for i, r in enumerate(returns) if r == best and best > 0)
+        winners = tuple(state.winners()) if state.is_terminal() else ()
     return GameRecord(
         seed=seed,
         agents=names,

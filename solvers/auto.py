@@ -11,7 +11,9 @@ from solvers.registry import get
 
 __all__ = ["AutoSolver"]
 
-_PREFERENCE = ("exact", "cpsat", "csp", "brute")
+#: game-specific exact enumerators first (they refuse every other knowledge base), then the
+#: static counter, the time-indexed counter and checker, and the general backends.
+_PREFERENCE = ("checkpoint", "exact", "chain", "epoch", "cpsat", "csp", "brute")
 
 
 class AutoSolver(Solver):

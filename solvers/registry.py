@@ -16,6 +16,10 @@ _FACTORIES: dict[str, str | Callable[..., Solver]] = {
     "brute": "solvers.brute:BruteSolver",
     "exact": "solvers.exact:ExactSolver",
     "sample": "solvers.sample:SampleSolver",
+    "checkpoint": "solvers.checkpoint:CheckpointSolver",
+    "chain": "solvers.crime_hotel:ChainSolver",
+    "epoch": "solvers.epoch_sample:EpochSolver",
+    "epoch-sample": "solvers.epoch_sample:EpochSampler",
     "auto": "solvers.auto:AutoSolver",
 }
 

@@ -123,6 +123,13 @@ class State(abc.ABC):
     def returns(self) -> list[float]:
         """Final score per seat (1 for a winner, 0 otherwise, unless a game scores points)."""
 
+    def winners(self) -> tuple[int, ...]:
+        """The winning seats of a finished game: by default those with the highest positive
+        return; games with tie-breaks (more gold, police car, ...) override this."""
+        returns = self.returns()
+        best = max(returns)
+        return tuple(i for i, r in enumerate(returns) if r == best and best > 0)
+
     @abc.abstractmethod
     def observation(self, player: int | None) -> Observation:
         """Everything ``player`` has seen (``None``: a spectator), as an immutable value."""
@@ -135,6 +142,13 @@ class State(abc.ABC):
         (``[card] -> location``, or ``[epoch, card]`` for games whose cards move). Tests use it
         to check that every player's knowledge base is sound."""
         raise NotImplementedError(f"{type(self).__name__} does not expose its world")
+
+    def hidden_variant(self, player: int, actions: Sequence[Action], rng: np.random.Generator) -> State | None:
+        """A state reached by replaying ``actions`` from a different deal that differs from this
+        one only in what ``player`` has not seen, or ``None`` if none is found. The audit compares
+        the two observations of ``player``: any difference is an information leak. Games that
+        do not implement it are reported as not leak-audited."""
+        return None
 
     @property
     def events(self) -> tuple[Event, ...]:

@@ -604,6 +604,40 @@ class ClueState(State):
                 return
         self.finished = True
 
+    def hidden_variant(self, player: int, actions: Sequence[Action], rng: np.random.Generator) -> ClueState | None:
+        """Swap two cards held by two other players (or one and the envelope) that no suggestion
+        or accusation ever named, then replay ``actions``: nothing ``player`` saw may change."""
+        named: set[int] = set()
+        for e in self._events:
+            if isinstance(e, Suggestion | Accusation):
+                named |= set(e.cards)
+        if self._pending is not None:
+            named |= set(self._pending["cards"])
+        seen_envelope = any(isinstance(e, EnvelopeSeen) and e.player == player for e in self._events)
+        others = [q for q in range(self.game.num_players) if q != player]
+        places: list[tuple[str, int, int]] = [("hand", q, c) for q in others for c in self.hands[q] if c not in named]
+        if not seen_envelope and not self.finished:
+            places += [("envelope", -1, c) for c in self.envelope if c not in named]
+        order = rng.permutation(len(places)) if places else []
+        for i in order:
+            for j in order:
+                a, b = places[i], places[j]
+                if a[1] == b[1] or a[0] == b[0] == "envelope":
+                    continue
+                if "envelope" in (a[0], b[0]) and self.game.deck[a[2]].category != self.game.deck[b[2]].category:
+                    continue
+                return self._replay_with_swap(a, b, actions)
+        return None
+
+    def _replay_with_swap(self, a: tuple[str, int, int], b: tuple[str, int, int], actions: Sequence[Action]) -> ClueState:
+        swap = {a[2]: b[2], b[2]: a[2]}
+        envelope = [swap.get(c, c) for c in self.envelope]
+        hands = [[swap.get(c, c) for c in h] for h in self.hands]
+        other = ClueState.from_deal(self.game, envelope, hands, self.extra)
+        for action in actions:
+            other.apply(action)
+        return other
+
     # -- logs --------------------------------------------------------------------------------
     def world(self) -> np.ndarray:
         """The true location of every card as a knowledge-base world (seat, envelope, extra)."""

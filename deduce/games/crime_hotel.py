@@ -527,7 +527,7 @@ class CrimeHotelState(State):
         self.scores: list[tuple[int, ...]] = []
         self.police_car = cfg.first_leader
         self.finished = False
-        self.winners: tuple[int, ...] = ()
+        self.match_result: tuple[int, ...] = ()
         self._start_game(deal)
 
     @classmethod
@@ -610,7 +610,7 @@ class CrimeHotelState(State):
         return self.finished
 
     def returns(self) -> list[float]:
-        return [1.0 if p in self.winners else 0.0 for p in range(self.game.num_players)]
+        return [1.0 if p in self.match_result else 0.0 for p in range(self.game.num_players)]
 
     @property
     def led(self) -> int | None:
@@ -897,8 +897,12 @@ class CrimeHotelState(State):
             self._start_game()
             return
         self.finished = True
-        self.winners = self.match_winners()
-        self._emit(MatchEnded(self.winners, tuple(self.totals)))
+        self.match_result = self.match_winners()
+        self._emit(MatchEnded(self.match_result, tuple(self.totals)))
+
+    def winners(self) -> tuple[int, ...]:
+        """The match winners after the tie-breaks (empty until the match ends)."""
+        return self.match_result
 
     def match_winners(self) -> tuple[int, ...]:
         """Highest total; ties: the police-car holder, then game 3, 2, 1 scores; else shared."""

@@ -46,11 +46,23 @@ def test_enumeration_refuses_past_its_limit():
         solvers.get("csp", limit=1000).count(kb)
 
 
-def test_multi_epoch_knowledge_is_not_supported_by_static_backends():
+def test_static_backends_refuse_time_indexed_knowledge():
+    from deduce import Transfer
+
     deck = Deck.from_categories({"k": ["a", "b"]})
     kb = KnowledgeBase(deck, ["ann", "bob"], epochs=2)
-    for name in ("brute", "cpsat", "csp"):
+    kb.add(Transfer(0, [(0, 1, 1)]))
+    for name in ("csp", "exact"):
         assert not solvers.get(name).supports(kb)
+        with pytest.raises(NotSupported):
+            solvers.get(name).possible(kb)
+    assert solvers.get("cpsat").supports(kb) and solvers.get("brute").supports(kb)
+
+
+def test_epochs_without_a_transfer_between_them_are_refused():
+    deck = Deck.from_categories({"k": ["a", "b"]})
+    kb = KnowledgeBase(deck, ["ann", "bob"], epochs=2)  # nothing links epoch 0 to epoch 1
+    for name in ("brute", "cpsat"):
         with pytest.raises(NotSupported):
             solvers.get(name).possible(kb)
 
