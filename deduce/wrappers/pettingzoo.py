@@ -1,0 +1,664 @@
+"""PettingZoo AEC environments for every registered deduce game (``pip install 'deduce[pettingzoo]'``).
+
+Each game ``name`` is an environment ``<name with - as _>_v0``::
+
+    from deduce.wrappers.pettingzoo import clue_v0
+
+    env = clue_v0.env(num_players=4)          # config fields as for deduce.make
+    env.reset(seed=7)                         # the deal of game.new_initial_state(7)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+
+Agents are ``player_0`` .. ``player_{n-1}`` (seat order); the agent selected is the seat that
+must act (a Clue refuter acts out of turn order). Rewards are the game's ``returns()``, paid when
+the game ends. ``max_steps`` truncates a game after that many actions.
+
+**Actions.** One fixed ``Discrete(N)`` space per game configuration: a canonical enumeration of
+every action the engine can offer in that configuration (:class:`ActionIndex`, built by
+:func:`action_index`). Each action kind is a block indexed by its fields in mixed radix;
+fields that are sets of cards (an Alibi meld, an Alibi (Adlung) exchange, a Crime Hotel
+exchange) are ranked by the combinatorial number system, so a block of several hundred
+thousand subsets is never materialised: an index is computed from an action and an action
+from an index. Indices that no state offers (a Crime Hotel police move from a space to
+nowhere) are simply never legal. A game from elsewhere plugs in with
+:func:`register_action_index`, or by giving its Game class an ``action_space()`` method that
+returns every possible action.
+
+**Observations.** ``{"observation": float32 vector, "action_mask": int8 vector}``. The vector is
+what the player may know, in a fixed shape: the propagated possible-location grid
+``deduce.propagate(game.knowledge(obs)).possible`` (its last epoch for games whose cards move;
+``cards x locations``, flattened), then a one-hot of the player's seat, a one-hot of the seat to
+act (last entry: the game is over), and a multi-hot of the action kinds this player may take
+now (the phase: suggesting, refuting, melding, filling a sheet...). Only the player's own
+observation is used, so nothing hidden leaks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any, Protocol
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers as pz_wrappers
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "deduce.wrappers.pettingzoo needs PettingZoo and Gymnasium: pip install 'deduce[pettingzoo]'"
+    ) from exc
+
+from deduce.errors import IllegalAction, NotSupported, UnknownName
+from deduce.games.base import Action, Game, Observation, State
+from deduce.games.registry import game_names, make
+from deduce.knowledge import propagate
+
+__all__ = [
+    "ENV_VERSION",
+    "ActionIndex",
+    "Block",
+    "Choice",
+    "Combos",
+    "Dimension",
+    "DeduceAECEnv",
+    "EnvSpec",
+    "Seq",
+    "action_index",
+    "env",
+    "env_name",
+    "env_names",
+    "game_of",
+    "raw_env",
+    "register_action_index",
+]
+
+#: the suffix of every environment name (``clue_v0``); bumped when observations or actions change.
+ENV_VERSION = 0
+
+
+# -- action enumeration -------------------------------------------------------------------------
+class Dimension(Protocol):
+    """One field of an action: ``size`` values, ranked ``0 .. size-1``."""
+
+    size: int
+
+    def rank(self, value: Any) -> int:
+        """The index of ``value``; ``KeyError`` if it is not in this dimension."""
+        ...
+
+    def unrank(self, index: int) -> Any:
+        """The value at ``index``."""
+        ...
+
+
+class Choice:
+    """A field taking one of ``values`` (hashable), in that order."""
+
+    def __init__(self, values: Iterable[Hashable]) -> None:
+        self.values: tuple[Hashable, ...] = tuple(values)
+        self._rank = {v: i for i, v in enumerate(self.values)}
+        if len(self._rank) != len(self.values):
+            raise ValueError("a Choice needs distinct values")
+        self.size = len(self.values)
+
+    def rank(self, value: Any) -> int:
+        """The position of ``value`` in ``values``."""
+        return self._rank[value]
+
+    def unrank(self, index: int) -> Any:
+        """The value at position ``index``."""
+        return self.values[index]
+
+
+class Combos:
+    """A field holding an ascending tuple of distinct elements of ``universe``, of a length in
+    ``sizes``. Ranked by length, then colexicographically (the combinatorial number system), so
+    no subset is ever listed."""
+
+    def __init__(self, universe: Iterable[int], sizes: Iterable[int]) -> None:
+        self.universe: tuple[int, ...] = tuple(sorted(universe))
+        self._pos = {v: i for i, v in enumerate(self.universe)}
+        m = len(self.universe)
+        self.sizes: tuple[int, ...] = tuple(sorted({k for k in sizes if 0 <= k <= m}))
+        self._offset: dict[int, int] = {}
+        total = 0
+        for k in self.sizes:
+            self._offset[k] = total
+            total += math.comb(m, k)
+        self.size = total
+
+    def rank(self, value: Any) -> int:
+        """The index of the subset ``value`` (any order; elements must be distinct)."""
+        positions = sorted(self._pos[v] for v in value)
+        k = len(positions)
+        if k not in self._offset or len(set(positions)) != k:
+            raise KeyError(value)
+        return self._offset[k] + sum(math.comb(c, i + 1) for i, c in enumerate(positions))
+
+    def unrank(self, index: int) -> tuple[int, ...]:
+        """The ascending subset at ``index``."""
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        k = max(s for s in self.sizes if self._offset[s] <= index)
+        r = index - self._offset[k]
+        positions: list[int] = []
+        c = len(self.universe)
+        for j in range(k, 0, -1):
+            c -= 1
+            while math.comb(c, j) > r:
+                c -= 1
+            positions.append(c)
+            r -= math.comb(c, j)
+        return tuple(self.universe[p] for p in reversed(positions))
+
+
+class Seq:
+    """A tuple-valued field whose items are ranked by ``dims`` (mixed radix, first item slowest)."""
+
+    def __init__(self, dims: Sequence[Dimension]) -> None:
+        self.dims = tuple(dims)
+        self.size = math.prod(d.size for d in self.dims)
+
+    def rank(self, value: Any) -> int:
+        """The mixed-radix index of the tuple ``value``."""
+        value = tuple(value)
+        if len(value) != len(self.dims):
+            raise KeyError(value)
+        index = 0
+        for d, v in zip(self.dims, value, strict=True):
+            index = index * d.size + d.rank(v)
+        return index
+
+    def unrank(self, index: int) -> tuple[Any, ...]:
+        """The tuple at ``index``."""
+        out = []
+        for d in reversed(self.dims):
+            index, r = divmod(index, d.size)
+            out.append(d.unrank(r))
+        return tuple(reversed(out))
+
+
+class Block:
+    """Every action of class ``cls`` whose init fields (in declaration order) range over ``dims``."""
+
+    def __init__(self, cls: type[Action], dims: Sequence[Dimension] = ()) -> None:
+        names = [f.name for f in dataclasses.fields(cls) if f.init]
+        if len(names) != len(dims):
+            raise ValueError(f"{cls.__name__} has fields {names}; got {len(dims)} dimensions")
+        self.cls = cls
+        self.fields = tuple(names)
+        self.seq = Seq(dims)
+        self.size = self.seq.size
+
+    def rank(self, action: Action) -> int:
+        """The index of ``action`` within this block (``KeyError`` if outside it)."""
+        return self.seq.rank(tuple(getattr(action, f) for f in self.fields))
+
+    def unrank(self, index: int) -> Action:
+        """The action at ``index`` within this block."""
+        return self.cls(*self.seq.unrank(index))
+
+
+class _Listed:
+    """Every action in an explicit list (the fallback for a game with ``action_space()``)."""
+
+    def __init__(self, actions: Iterable[Action]) -> None:
+        self.choice = Choice(actions)
+        self.size = self.choice.size
+
+    def rank(self, action: Action) -> int:
+        return self.choice.rank(action)
+
+    def unrank(self, index: int) -> Action:
+        return self.choice.unrank(index)  # type: ignore[return-value]
+
+
+class ActionIndex:
+    """A fixed numbering ``0 .. size-1`` of every action a game configuration can offer."""
+
+    def __init__(self, blocks: Sequence[Block | _Listed]) -> None:
+        self.blocks = tuple(blocks)
+        self.offsets = tuple(np.cumsum([0] + [b.size for b in self.blocks]).tolist())
+        self.size = int(self.offsets[-1])
+        if self.size == 0:
+            raise ValueError("an action index needs at least one action")
+        self._by_type: dict[type, list[int]] = {}
+        kinds: list[type] = []
+        for i, b in enumerate(self.blocks):
+            types = [b.cls] if isinstance(b, Block) else [type(a) for a in b.choice.values]
+            for t in types:
+                if i not in self._by_type.setdefault(t, []):
+                    self._by_type[t].append(i)
+                if t not in kinds:
+                    kinds.append(t)
+        #: the action classes, in block order (the observation's phase multi-hot follows it).
+        self.kinds: tuple[type, ...] = tuple(kinds)
+
+    @classmethod
+    def from_actions(cls, actions: Iterable[Action]) -> ActionIndex:
+        """An index over an explicit list of actions."""
+        return cls([_Listed(actions)])
+
+    def __len__(self) -> int:
+        return self.size
+
+    def encode(self, action: Action) -> int:
+        """The index of ``action``; :class:`NotSupported` if the enumeration lacks it."""
+        for i in self._by_type.get(type(action), ()):
+            try:
+                return self.offsets[i] + self.blocks[i].rank(action)
+            except (KeyError, IndexError, TypeError):
+                continue
+        raise NotSupported(f"{action!r} is outside this game's action enumeration")
+
+    def decode(self, index: int) -> Action:
+        """The action numbered ``index``."""
+        index = int(index)
+        if not 0 <= index < self.size:
+            raise IllegalAction(f"action index {index} is outside 0..{self.size - 1}")
+        for i, (lo, hi) in enumerate(pairwise(self.offsets)):
+            if lo <= index < hi:
+                return self.blocks[i].unrank(index - lo)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def mask(self, actions: Iterable[Action]) -> np.ndarray:
+        """An ``int8`` vector of length ``size``: 1 at the index of every action in ``actions``."""
+        out = np.zeros(self.size, dtype=np.int8)
+        idx = [self.encode(a) for a in actions]
+        if idx:
+            out[idx] = 1
+        return out
+
+
+IndexBuilder = Callable[[Game], ActionIndex]
+_BUILDERS: dict[str, IndexBuilder] = {}
+
+
+def register_action_index(game: str, builder: IndexBuilder) -> None:
+    """Use ``builder(game) -> ActionIndex`` for the game registered as ``game``."""
+    _BUILDERS[game] = builder
+
+
+def _clue(game: Any) -> ActionIndex:
+    from deduce.games import clue
+
+    s, w, r = (Choice(cat) for cat in game.categories)
+    triple = Seq([s, w, r])
+    return ActionIndex([
+        Block(clue.Suggest, [triple]),
+        Block(clue.Show, [Choice(range(len(game.deck)))]),
+        Block(clue.Accuse, [triple]),
+        Block(clue.ViewExtra),
+        Block(clue.EndTurn),
+    ])
+
+
+def _mafia_code(game: Any) -> ActionIndex:
+    from deduce.games import mafia_code
+
+    return ActionIndex([
+        Block(mafia_code.Guess, [Choice(range(game.num_players)), Choice(range(game.config.num_cards))]),
+        Block(mafia_code.Stop),
+    ])
+
+
+def _checkpoint_charlie(game: Any) -> ActionIndex:
+    from deduce.games import checkpoint_charlie as cc
+
+    return ActionIndex([
+        Block(cc.ChooseSide, [Choice((0, 1))]),
+        Block(cc.Arrest, [Choice(range(cc.NUM_CATS))]),
+        Block(cc.Pass),
+    ])
+
+
+def _alibi(game: Any) -> ActionIndex:
+    from deduce.games import alibi
+
+    # A player melds only complete sets from its hand, and a hand never outgrows its deal
+    # (passing gives and takes the same number of cards; melding only removes): a meld holds
+    # at most as many sets as the smallest sets that fit in the largest dealt hand.
+    sizes = sorted(len(ids) for ids in game.set_cards)
+    room = max(game.config.hand_sizes())
+    most = 0
+    while most < len(sizes) and sum(sizes[: most + 1]) <= room:
+        most += 1
+    questions = [()] + [tuple(sorted(set(ids))) for _, ids in game.canonical_sets()]
+    values = max(
+        max(len(sets) for sets in game.category_sets),
+        max(len(ids) for ids in game.set_cards),
+    )
+    return ActionIndex([
+        Block(alibi.Meld, [Combos(range(len(game.set_cards)), range(most + 1))]),
+        Block(alibi.Ask, [Choice(range(game.num_players)), Choice(tuple(alibi.Family)), Choice(dict.fromkeys(questions))]),
+        Block(alibi.Accuse),
+        Block(alibi.PassCard, [Choice(range(len(game.deck)))]),
+        Block(alibi.Fill, [Choice(range(len(alibi.BLANKS))), Choice(range(values))]),
+        Block(alibi.Done),
+    ])
+
+
+def _alibi_adlung(game: Any) -> ActionIndex:
+    from deduce.games import alibi_adlung as aa
+
+    card = Choice(range(len(game.deck)))
+    suspect = Choice(range(len(game.suspects)))
+    # An exchange discards 1..hand_size cards of one's hand, which never exceeds hand_size.
+    return ActionIndex([
+        Block(aa.PlayEvidence, [card]),
+        Block(aa.PlayAlibi, [card, suspect]),
+        Block(aa.PlayBribe, [card, card]),
+        Block(aa.PlayEye, [card]),
+        Block(aa.Exchange, [Combos(range(len(game.deck)), range(1, game.config.hand_size + 1))]),
+        Block(aa.Pass),
+        Block(aa.Name, [suspect]),
+        Block(aa.Decline),
+    ])
+
+
+def _crime_hotel(game: Any) -> ActionIndex:
+    from deduce.games import crime_hotel as ch
+
+    cfg = game.config
+    card = Choice(range(len(game.deck)))
+    space = Choice(game.spaces)
+    maybe_space = Choice((None, *game.spaces))
+    seat = Choice(range(game.num_players))
+    give = min(max(cfg.exchange_slots, default=0), cfg.hand_size)
+    return ActionIndex([
+        Block(ch.Play, [card]),
+        Block(ch.Deduce, [space]),
+        Block(ch.MovePolice, [maybe_space, maybe_space]),
+        Block(ch.Exchange, [seat, Combos(range(len(game.deck)), range(give + 1))]),
+        Block(ch.Check, [seat]),
+        Block(ch.Double),
+        Block(ch.Bonus),
+    ])
+
+
+_BUILTIN_BUILDERS: dict[str, IndexBuilder] = {
+    "clue": _clue,
+    "alibi": _alibi,
+    "alibi-adlung": _alibi_adlung,
+    "mafia-code": _mafia_code,
+    "checkpoint-charlie": _checkpoint_charlie,
+    "crime-hotel": _crime_hotel,
+}
+
+
+def action_index(game: Game) -> ActionIndex:
+    """The fixed action numbering of ``game`` (its registered builder, its built-in enumeration,
+    or its Game class's ``action_space()`` list)."""
+    builder = _BUILDERS.get(game.name) or _BUILTIN_BUILDERS.get(game.name)
+    if builder is not None:
+        return builder(game)
+    listing = getattr(game, "action_space", None)
+    if callable(listing):
+        return ActionIndex.from_actions(listing())
+    raise NotSupported(
+        f"game {game.name!r} has no action enumeration: give its Game class an action_space() "
+        "method or call deduce.wrappers.pettingzoo.register_action_index"
+    )
+
+
+# -- names --------------------------------------------------------------------------------------
+def env_name(game: str) -> str:
+    """The environment name of a registered game: ``"mafia-code"`` -> ``"mafia_code_v0"``."""
+    return f"{game.replace('-', '_')}_v{ENV_VERSION}"
+
+
+def env_names() -> tuple[str, ...]:
+    """Environment names of every registered game."""
+    return tuple(env_name(g) for g in game_names())
+
+
+def game_of(name: str) -> str:
+    """The registered game of an environment name (``"clue_v0"``) or of a game name."""
+    if name in game_names():
+        return name
+    for g in game_names():
+        if env_name(g) == name:
+            return g
+    raise UnknownName(f"unknown environment {name!r}; known: {', '.join(env_names())}")
+
+
+# -- the environment ----------------------------------------------------------------------------
+class DeduceAECEnv(AECEnv):
+    """One deduce game as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        game: Game | str,
+        *,
+        render_mode: str | None = None,
+        max_steps: int | None = None,
+        **config: Any,
+    ) -> None:
+        super().__init__()
+        if isinstance(game, str):
+            game = make(game_of(game), **config)
+        elif config:
+            raise TypeError("pass config fields with a game name, not with a Game")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        if max_steps is not None and max_steps < 1:
+            raise ValueError("max_steps must be positive")
+        self.game: Game = game
+        self.render_mode = render_mode
+        self.max_steps = max_steps
+        self.metadata = {**type(self).metadata, "name": env_name(game.name)}
+        n = game.num_players
+        self.possible_agents: list[str] = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        #: the fixed action numbering: ``actions.decode(i)`` is the game action of index ``i``.
+        self.actions: ActionIndex = action_index(game)
+        self._kind_pos = {t: i for i, t in enumerate(self.actions.kinds)}
+        probe = game.new_initial_state(0)
+        self._grid_shape: tuple[int, ...] = self._grid(probe.observation(0)).shape
+        length = math.prod(self._grid_shape) + n + (n + 1) + len(self.actions.kinds)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(0.0, 1.0, (length,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.actions.size,), np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.actions.size) for a in self.possible_agents}
+        #: the engine's state of the game in progress (the truth; agents must not read it).
+        self.game_state: State | None = None
+        self._rng: np.random.Generator | None = None
+        self._cache: dict[str, dict[str, np.ndarray]] = {}
+        self.steps = 0
+
+    # -- spaces ---------------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The same ``Dict(observation=Box, action_mask=Box)`` object for every call."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The same ``Discrete(len(actions))`` object for every call."""
+        return self.action_spaces[agent]
+
+    # -- episode --------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game: ``seed`` is passed to ``game.new_initial_state``; without one, the
+        seed is drawn from a generator seeded by the last seeded reset (or by the OS)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            if self._rng is None:
+                self._rng = np.random.default_rng()
+            game_seed = int(self._rng.integers(2**63 - 1))
+        self.game_state = self.game.new_initial_state(game_seed)
+        self.steps = 0
+        self._cache.clear()
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._settle()
+        self.agent_selection = self._next_agent()
+
+    def _settle(self) -> None:
+        """Mark the episode over if the game is (a game may end without any action)."""
+        state = self.game_state
+        assert state is not None
+        if state.is_terminal():
+            returns = state.returns()
+            for a in self.agents:
+                self.rewards[a] = float(returns[self._seat[a]])
+                self.terminations[a] = True
+        elif self.max_steps is not None and self.steps >= self.max_steps:
+            for a in self.agents:
+                self.truncations[a] = True
+
+    def _next_agent(self) -> str:
+        state = self.game_state
+        assert state is not None
+        if any(self.terminations.values()) or any(self.truncations.values()):
+            return self.agents[0]
+        return self.possible_agents[state.current_player]
+
+    def step(self, action: int | np.integer | None) -> None:
+        """Play action number ``action`` for the selected agent (``None`` for a finished one).
+        An index the mask does not allow raises :class:`~deduce.errors.IllegalAction`."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalAction(f"{agent} must act: None is only for a finished agent")
+        move = self.actions.decode(int(action))
+        self._cumulative_rewards[agent] = 0.0
+        self.game_state.apply(move)
+        self.steps += 1
+        self._cache.clear()
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._settle()
+        self.agent_selection = self._next_agent()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # -- observations ---------------------------------------------------------------------------
+    def _grid(self, obs: Observation) -> np.ndarray:
+        possible = propagate(self.game.knowledge(obs)).possible
+        return possible[-1] if possible.ndim == 3 else possible
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32 vector, "action_mask": int8 vector}`` for ``agent``."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before observe()")
+        cached = self._cache.get(agent)
+        if cached is not None:
+            return cached
+        seat = self._seat[agent]
+        n = self.game.num_players
+        obs = self.game_state.observation(seat)
+        grid = self._grid(obs)
+        if grid.shape != self._grid_shape:
+            raise NotSupported(
+                f"{self.game.name}: the knowledge grid changed shape from {self._grid_shape} to {grid.shape}"
+            )
+        me = np.zeros(n, np.float32)
+        me[seat] = 1.0
+        turn = np.zeros(n + 1, np.float32)
+        turn[n if self.game_state.is_terminal() else self.game_state.current_player] = 1.0
+        phase = np.zeros(len(self.actions.kinds), np.float32)
+        for a in obs.legal_actions:
+            phase[self._kind_pos[type(a)]] = 1.0
+        vector = np.concatenate([grid.astype(np.float32).ravel(), me, turn, phase])
+        mask = self.actions.mask(obs.legal_actions)
+        vector.setflags(write=False)
+        mask.setflags(write=False)
+        out = {"observation": vector, "action_mask": mask}
+        self._cache[agent] = out
+        return out
+
+    def legal_actions(self, agent: str | None = None) -> list[Action]:
+        """The game actions ``agent`` (default: the selected agent) may take now."""
+        agent = self.agent_selection if agent is None else agent
+        if self.game_state is None or agent not in self.agents:
+            return []
+        return list(self.game_state.observation(self._seat[agent]).legal_actions)
+
+    # -- rendering ------------------------------------------------------------------------------
+    def render(self) -> str | None:
+        """``"ansi"``: a short public summary (spectator's view); ``"human"``: print it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        state = self.game_state
+        if state is None:
+            text = f"{self.metadata['name']}: not started"
+        else:
+            who = "game over" if state.is_terminal() else f"{self.possible_agents[state.current_player]} to act"
+            recent = state.views(None)[-3:]
+            text = "\n".join([f"{self.metadata['name']} step {self.steps}: {who}", *(f"  {e!r}" for e in recent)])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release; present for the PettingZoo API."""
+
+
+# -- constructors -------------------------------------------------------------------------------
+def raw_env(game: Game | str, **kwargs: Any) -> DeduceAECEnv:
+    """The unwrapped environment of ``game`` (a Game, a game name or an environment name)."""
+    return DeduceAECEnv(game, **kwargs)
+
+
+def env(game: Game | str, **kwargs: Any) -> AECEnv:
+    """``raw_env`` inside PettingZoo's out-of-bounds and call-order checks."""
+    out: AECEnv = pz_wrappers.AssertOutOfBoundsWrapper(raw_env(game, **kwargs))
+    return pz_wrappers.OrderEnforcingWrapper(out)
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """One game's environment family, as ``deduce.wrappers.pettingzoo.clue_v0``."""
+
+    game: str
+
+    @property
+    def name(self) -> str:
+        """The versioned environment name (``clue_v0``)."""
+        return env_name(self.game)
+
+    def env(self, **kwargs: Any) -> AECEnv:
+        """The wrapped environment, configured by ``deduce.make`` fields and env options."""
+        return env(self.game, **kwargs)
+
+    def raw_env(self, **kwargs: Any) -> DeduceAECEnv:
+        """The unwrapped environment."""
+        return raw_env(self.game, **kwargs)
+
+
+_VERSIONED = re.compile(r"^[a-z][a-z0-9_]*_v\d+$")
+
+
+def __getattr__(name: str) -> EnvSpec:
+    """``from deduce.wrappers.pettingzoo import mafia_code_v0`` for every registered game."""
+    if _VERSIONED.match(name):
+        for g in game_names():
+            if env_name(g) == name:
+                return EnvSpec(g)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
