@@ -12,7 +12,7 @@ from deduce.errors import DeduceError
 
 __all__ = ["main", "build_parser"]
 
-_SUBCOMMANDS = ("solve", "tournament", "report", "games", "play", "assist", "bench", "audit")
+_SUBCOMMANDS = ("solve", "tournament", "report", "games", "play", "assist", "bench", "audit", "speedclue")
 
 
 def build_parser() -> argparse.ArgumentParser:
