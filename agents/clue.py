@@ -1,4 +1,5 @@
-"""Clue agents: ``notebook`` (a careful human's checklist) and ``deductive`` (solver-backed)."""
+"""Clue agents: ``notebook`` (a careful human's checklist), ``deductive`` (solver-backed) and
+``infogain`` (asks the question worth the most expected information about the envelope)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Agent
 from deduce.games.base import Action, Observation
 from deduce.games.clue import (
     ENVELOPE,
@@ -20,10 +22,10 @@ from deduce.games.clue import (
     Show,
     Suggest,
     Suggestion,
+    ViewExtra,
 )
-from agents.base import Agent
 
-__all__ = ["NotebookAgent", "DeductiveAgent", "refute_leaking_least"]
+__all__ = ["NotebookAgent", "DeductiveAgent", "InfogainAgent", "refute_leaking_least", "shown_to"]
 
 
 def refute_leaking_least(agent: Agent, obs: ClueObservation) -> Action:
@@ -35,7 +37,7 @@ def refute_leaking_least(agent: Agent, obs: ClueObservation) -> Action:
     already = set()
     for e in obs.events:
         if isinstance(e, Suggestion) and e.by == suggester:
-            for r, s in zip(e.refuters, e.shown):
+            for r, s in zip(e.refuters, e.shown, strict=True):
                 if r == obs.player and s is not None:
                     already.add(s)
     repeat = [c for c in options if c in already]
@@ -164,4 +166,114 @@ class DeductiveAgent(_ClueAgent):
     def placed(self, obs: ClueObservation) -> np.ndarray:
         return self._possible(obs).sum(axis=1) == 1
 
-AGENTS = {"notebook": NotebookAgent, "deductive": DeductiveAgent}
+def shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:
+    """Per player, the cards it has shown ``asker`` (what it will show ``asker`` first again)."""
+    out: dict[int, set[int]] = {}
+    for e in obs.events:
+        if isinstance(e, Suggestion) and e.by == asker:
+            for r, s in zip(e.refuters, e.shown, strict=True):
+                if s is not None:
+                    out.setdefault(r, set()).add(s)
+    return out
+
+
+class InfogainAgent(Agent):
+    """Asks the suggestion with the largest exact expected information gain about the envelope.
+
+    Gain = H(envelope) - E[H(envelope | answer)], the answer being who refutes first and which
+    card this agent is shown, with refuters modelled by RULES.md §5C's default policy (a card
+    already shown to this agent first, else uniform). Own cards named in a suggestion act as
+    blockers: the model knows nobody can show them, so they focus the question - no special
+    rule is needed. Accuses once the most likely envelope has probability at least
+    ``accuse_threshold`` (1: only when certain); looks at the face-down leftover pile (and then
+    must accuse) when the chance that the best accusation after looking is right reaches
+    ``view_extra_threshold``. Ties between equally good suggestions are broken with ``self.rng``.
+    """
+
+    name = "infogain"
+
+    def __init__(
+        self,
+        accuse_threshold: float = 1.0,
+        view_extra_threshold: float = 1.0,
+        limit: int | None = None,
+        **params: Any,
+    ) -> None:
+        super().__init__(
+            accuse_threshold=accuse_threshold, view_extra_threshold=view_extra_threshold, limit=limit, **params
+        )
+        from solvers._exact_core import DEFAULT_LIMIT
+
+        self.accuse_threshold = float(accuse_threshold)
+        self.view_extra_threshold = float(view_extra_threshold)
+        self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
+        #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
+        self.scoring_log: list[tuple[int, float, float]] = []
+
+    def reset(self, game: Any, player: int, seed: Any = None) -> None:
+        super().reset(game, player, seed)
+        self.scoring_log = []
+
+    def envelope_distribution(self, obs: ClueObservation) -> dict[tuple[int, ...], int]:
+        """Exact number of consistent worlds per envelope triple, from this agent's knowledge."""
+        from solvers.infogain import joint_sets
+
+        kb = self.game.knowledge(obs)  # type: ignore[union-attr]
+        got = joint_sets(kb, [kb.loc(ENVELOPE)], self.limit, max_items=10**7)
+        assert got is not None
+        return {k[0]: v for k, v in got.items()}
+
+    def win_chance_after_viewing_extra(self, obs: ClueObservation) -> float:
+        """P(the most likely envelope given the leftover pile is right), exactly; 0 when the
+        pile cannot be viewed or the joint distribution is too large to list."""
+        from solvers.infogain import joint_sets
+
+        if not any(isinstance(a, ViewExtra) for a in obs.legal_actions):
+            return 0.0
+        kb = self.game.knowledge(obs)  # type: ignore[union-attr]
+        got = joint_sets(kb, [kb.loc(ENVELOPE), kb.loc("extra")], self.limit)
+        if not got:
+            return 0.0
+        best: dict[tuple[int, ...], int] = {}
+        for (_, extra), v in got.items():
+            best[extra] = max(best.get(extra, 0), v)
+        return sum(best.values()) / sum(got.values())
+
+    def act(self, observation: Observation) -> Action:
+        obs = observation
+        assert isinstance(obs, ClueObservation) and isinstance(self.game, ClueGame)
+        if obs.to_refute is not None:
+            return refute_leaking_least(self, obs)
+        dist = self.envelope_distribution(obs)
+        total = sum(dist.values())
+        best, top = max(dist.items(), key=lambda kv: (kv[1], kv[0]))
+        legal = obs.legal_actions
+        if top >= self.accuse_threshold * total or not any(isinstance(a, (Suggest, EndTurn, ViewExtra)) for a in legal):
+            return Accuse(best)  # type: ignore[arg-type]
+        if EndTurn() in legal:
+            if self.win_chance_after_viewing_extra(obs) >= self.view_extra_threshold:
+                return ViewExtra()
+            return EndTurn()
+        return self.suggest(obs)
+
+    def suggest(self, obs: ClueObservation) -> Action:
+        """The legal suggestion with the largest expected gain (ties: uniformly at random)."""
+        import time
+
+        from solvers.infogain import score_questions
+
+        kb = self.game.knowledge(obs)  # type: ignore[union-attr]
+        n = obs.num_players
+        me = obs.player
+        assert me is not None
+        responders = [(me + k) % n for k in range(1, n)]
+        options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
+        t0 = time.perf_counter()
+        scores = score_questions(kb, kb.loc(ENVELOPE), options, responders, shown_to(obs, me), self.limit)
+        top = max(scores.values())
+        self.scoring_log.append((obs.turn, time.perf_counter() - t0, top))
+        ties = [q for q in options if scores[q] >= top - 1e-9]
+        return Suggest(ties[int(self.rng.integers(len(ties)))])  # type: ignore[arg-type]
+
+
+AGENTS = {"notebook": NotebookAgent, "deductive": DeductiveAgent, "infogain": InfogainAgent}

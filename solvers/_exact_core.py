@@ -38,6 +38,7 @@ from solvers import _exact_kernels as _kernels
 __all__ = [
     "Problem",
     "Plan",
+    "Tracked",
     "problem_from_kb",
     "simplify",
     "compile_problem",
@@ -312,11 +313,38 @@ class _Step:
     base: int
 
 
+@dataclass(frozen=True)
+class Tracked:
+    """Joint counts of what tracked locations and cards received, from one DP pass.
+
+    ``locs[i] = (loc, cards)``: a class of interchangeable cards that may go to ``loc``;
+    ``counts[(placed, where)]`` is the number of worlds in which ``placed[i]`` cards of
+    ``locs[i]`` went to its location (every subset of that size equally often, by symmetry)
+    and tracked card ``cards[j]`` went to location ``where[j]``. ``fixed_at[loc]``: cards
+    that are at a tracked location in every world.
+    """
+
+    locs: tuple[tuple[int, tuple[int, ...]], ...]
+    fixed_at: dict[int, tuple[int, ...]]
+    cards: tuple[int, ...]
+    counts: dict[tuple[tuple[int, ...], tuple[int, ...]], int]
+
+
 class Plan:
     """A compiled counting problem: ``total`` now, tallies and samples on demand."""
 
-    def __init__(self, p: Problem, limit: int = DEFAULT_LIMIT, use_kernels: bool = True) -> None:
+    def __init__(
+        self,
+        p: Problem,
+        limit: int = DEFAULT_LIMIT,
+        use_kernels: bool = True,
+        track_locs: Sequence[int] = (),
+        track_cards: Sequence[int] = (),
+    ) -> None:
         self.use_kernels = use_kernels
+        self.track_locs = tuple(track_locs)
+        self.track_cards = tuple(track_cards)
+        self._fields: list[tuple[str, int, tuple[int, ...], int, int]] = []
         self.kernels = False
         self._layers: list[dict[int, int]] | None = None
         self._arrays: list[tuple[np.ndarray, np.ndarray]] = []
@@ -355,11 +383,15 @@ class Plan:
         groups: dict[tuple, list[int]] = {}
         vlocs: list[_VLoc] = []
         vof = [-1] * nl
+        # tracked locations, and every place a tracked card may go, stay locations of their own
+        protect = set(self.track_locs)
+        for k in self.track_cards:
+            protect.update(_bits(dom[k]))
         for z in range(nl):
             if not column[z]:
                 continue
             cs = counts_at.get(z, [])
-            plain = z not in touched and all(frozenset(c[0]) == column[z] for c in cs)
+            plain = z not in touched and z not in protect and all(frozenset(c[0]) == column[z] for c in cs)
             if plain and not cs:
                 groups.setdefault(("free", column[z]), []).append(z)
             elif plain and len(cs) == 1 and cs[0][2] == cs[0][3]:
@@ -381,6 +413,7 @@ class Plan:
             else:
                 vlocs.append(_VLoc("free", tuple(zs)))
         self.vlocs = vlocs
+        self._vof = vof
         vclauses = [(cards, vof[z]) for cards, z in q.clauses]
         vnotalls = [tuple((k, vof[z]) for k, z in pairs) for pairs in q.notalls]
         vdom = {}
@@ -399,12 +432,17 @@ class Plan:
                 member[k].append(("n", j, v))
         classes: dict[tuple, list[int]] = {}
         self.inert: list[int] = []
+        tracked = set(self.track_cards)
+        tmask = sum(1 << z for z in self.track_locs)
         for k in free:
-            if not member[k]:
+            if k in tracked:  # a class of its own, whose location the final states record
+                member[k].append(("t", k))
+            if not member[k] and not dom[k] & tmask:
                 self.inert.append(k)
                 self.factor *= bin(dom[k]).count("1")
             else:
                 classes.setdefault((vdom[k], tuple(member[k])), []).append(k)
+        self._classes = classes
         ordered = self._split(self._order(list(classes.items())), vcounts, vclauses, vnotalls)
         self._layout(ordered, vcounts, vclauses, vnotalls)
 
@@ -463,6 +501,8 @@ class Plan:
         return order
 
     def _layout(self, ordered, vcounts, vclauses, vnotalls) -> None:
+        full_keys = [key for key, _ in ordered]
+        ordered = [((vd, tuple(k for k in mem if k[0] != "t")), cards) for (vd, mem), cards in ordered]
         nclass = len(ordered)
         # field widths
         maxdelta = [0] * len(vcounts)
@@ -496,7 +536,26 @@ class Plan:
                 free_at.append(0)
             free_at[b] = last[key]
             slot[key] = pos + b
-        self.state_bits = pos + len(free_at)
+        pos += len(free_at)
+        # tracking fields, above everything else so no borrow or reset ever touches them:
+        # per tracked location and class, how many of the class's cards went there; per
+        # tracked card, the location it went to
+        tdelta: dict[tuple, list[tuple[int, int, int]]] = {}  # class key -> (vloc, shift, kind)
+        lw = max(1, (self.num_locations - 1).bit_length())
+        for z in self.track_locs:
+            v = self._vof[z]
+            for key, cards in self._classes.items():
+                if v >= 0 and v in key[0]:
+                    w = len(cards).bit_length()
+                    self._fields.append(("loc", z, tuple(cards), pos, w))
+                    tdelta.setdefault(key, []).append((v, pos, 0))
+                    pos += w
+        for key, cards in self._classes.items():
+            if any(k[0] == "t" for k in key[1]):
+                self._fields.append(("card", cards[0], tuple(cards), pos, lw))
+                tdelta.setdefault(key, []).append((-1, pos, 1))
+                pos += lw
+        self.state_bits = pos
         guard = sum(1 << (shift[j] + width[j]) for j in range(len(vcounts)))
         self.init = sum(offs[j] << shift[j] for j in range(len(vcounts)))
         remaining = [len(c[0]) for c in vcounts]
@@ -504,6 +563,7 @@ class Plan:
         steps: list[_Step] = []
         for i, ((vd, mem), cards) in enumerate(ordered):
             m = len(cards)
+            tracking = tdelta.get(full_keys[i], [])
             cjs = [(key[1], vd.index(vcounts[key[1]][1])) for key in mem if key[0] == "c"]
             ajs = [(key[1], vd.index(vclauses[key[1]][1])) for key in mem if key[0] == "a"]
             njs = [(key[1], vd.index(key[2])) for key in mem if key[0] == "n"]
@@ -517,6 +577,11 @@ class Plan:
                 delta = 0
                 for j, x in cjs:
                     delta += comp[x] << shift[j]
+                for v, tpos, kind in tracking:
+                    if kind == 0:
+                        delta += comp[vd.index(v)] << tpos
+                    else:  # a tracked card: record the location its composition names
+                        delta += self.vlocs[vd[comp.index(1)]].locs[0] << tpos
                 clear = 0
                 for j, x in ajs:
                     if comp[x]:
@@ -801,6 +866,36 @@ class Plan:
                         cells[k][z] = share
         self._tallies = cells
         return cells
+
+    def tracked(self) -> Tracked:
+        """Counts of worlds by what the tracked locations and cards received (see :class:`Tracked`)."""
+        fields = [f for f in self._fields if f[0] == "loc"]
+        locs = [(z, cards) for _, z, cards, _, _ in fields]
+        fixed_at = {z: tuple(k for k, f in enumerate(self.fixed) if f == z) for z in self.track_locs} if self.feasible else {}
+        counts: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+        if self.total == 0:
+            return Tracked(tuple(locs), fixed_at, self.track_cards, counts)
+        cfields = {f[1]: f for f in self._fields if f[0] == "card"}
+        getters: list[tuple[int, int, int]] = []  # (constant or -1, shift, mask) per tracked card
+        for k in self.track_cards:
+            if k in cfields:
+                _, _, _, sh, w = cfields[k]
+                getters.append((-1, sh, (1 << w) - 1))
+            else:
+                getters.append((self.fixed[k], 0, 0))
+        lgetters = [(sh, (1 << w) - 1) for _, _, _, sh, w in fields]
+        if self.kernels:
+            final = zip(self._arrays[-1][0].tolist(), self._arrays[-1][1].tolist(), strict=True)
+        else:
+            final = self.layers[-1].items()
+        for s, c in final:
+            key = (
+                tuple((s >> sh) & m for sh, m in lgetters),
+                tuple(const if const >= 0 else (s >> sh) & m for const, sh, m in getters),
+            )
+            counts[key] = counts.get(key, 0) + c
+        f = self.factor
+        return Tracked(tuple(locs), fixed_at, self.track_cards, {k: v * f for k, v in counts.items()})
 
     def sample(self, n: int, rng: np.random.Generator) -> list[np.ndarray]:
         """``n`` exactly uniform consistent worlds (empty when there is none)."""

@@ -1,0 +1,117 @@
+"""Clue agents: notebook, deductive and infogain play legal games; infogain's choices."""
+
+from __future__ import annotations
+
+import pytest
+
+import agents
+from agents.clue import InfogainAgent, shown_to
+from deduce.games.clue import (
+    Accuse,
+    ClueConfig,
+    ClueGame,
+    ClueState,
+    EndTurn,
+    Show,
+    Suggest,
+    ViewExtra,
+)
+from deduce.play import play_game
+
+
+def small(players: int = 3, max_turns: int = 1000) -> ClueGame:
+    return ClueGame(
+        ClueConfig(num_players=players, suspects=("a", "b", "c"), weapons=("d", "e", "f"), rooms=("g", "h", "i"),
+                   max_turns=max_turns)
+    )
+
+
+@pytest.mark.parametrize("name", ["notebook", "deductive", "infogain"])
+@pytest.mark.parametrize("players", [3, 4])
+def test_plays_legal_games(name, players):
+    game = small(players, max_turns=40)
+    for seed in range(2):
+        seats = [agents.get(name, game="clue") for _ in range(players)]
+        rec = play_game(game, seats, seed)
+        assert rec.failure is None
+        # with two face-down leftovers and one card a hand, only infogain (which looks at the
+        # pile when that settles the envelope) is sure to finish
+        assert rec.winners or (players == 4 and name != "infogain")
+
+
+def test_registered():
+    assert isinstance(agents.get("infogain", game="clue"), InfogainAgent)
+    assert "infogain" in agents.available("clue")
+
+
+def test_classic_game_against_deductive():
+    game = ClueGame(num_players=3)
+    seats = [agents.get("infogain", game="clue"), agents.get("deductive", game="clue"), agents.get("deductive", game="clue")]
+    rec = play_game(game, seats, 3)
+    assert rec.failure is None and rec.winners
+    assert seats[0].scoring_log  # it suggested at least once, with a positive gain
+    assert all(gain >= 0 for _, _, gain in seats[0].scoring_log)
+
+
+def test_accuses_when_certain_and_blocks_with_own_cards():
+    game = small(3)
+    # p0 holds a, d; p1 holds b, e; p2 holds g, h; envelope c, f, i
+    state = ClueState.from_deal(game, (2, 5, 8), [(0, 3), (1, 4), (6, 7)])
+    agent = InfogainAgent()
+    agent.reset(game, 0, seed=1)
+    action = agent.act(state.observation(0))
+    assert isinstance(action, Suggest)
+    # the best question names exactly one unknown card per unsolved category at most, and
+    # never asks about two cards that cannot both be learned; here it must name an unknown
+    assert any(c not in (0, 3) for c in action.cards)
+    # once every other card is placed the envelope is certain: accuse at once
+    state = ClueState.from_deal(game, (2, 5, 8), [(0, 3), (1, 4), (6, 7)])
+    state.apply(Suggest((1, 4, 6)))  # p1 shows b or e
+    if state.phase == "refute":
+        state.apply(state.legal_actions()[0])
+    state.apply(EndTurn())
+    for p in (1, 2):
+        state.apply(Suggest((0, 3, 6 if p == 1 else 7)))
+        if state.phase == "refute":
+            state.apply(state.legal_actions()[0])
+        state.apply(EndTurn())
+    got = agent.act(state.observation(0))
+    assert isinstance(got, (Suggest, Accuse))
+
+
+def test_refutes_with_a_card_already_shown():
+    game = small(3)
+    state = ClueState.from_deal(game, (2, 5, 8), [(0, 3), (1, 4), (6, 7)])
+    state.apply(Suggest((1, 3, 6)))  # p1 holds only b: forced, p0 sees b
+    state.apply(EndTurn())
+    state.apply(Suggest((1, 4, 6)))  # p1 suggests; p2 holds g -> forced
+    state.apply(EndTurn())
+    state.apply(Suggest((0, 3, 7)))  # p2 suggests: p0 holds a and d -> choice
+    assert state.phase == "refute" and state.current_player == 0
+    agent = InfogainAgent()
+    agent.reset(game, 0, seed=0)
+    action = agent.act(state.observation(0))
+    assert isinstance(action, Show) and action.card in (0, 3)
+    assert shown_to(state.observation(0), 0) == {1: {1}}
+
+
+def test_views_extra_when_that_settles_the_envelope():
+    game = small(4)  # 9 cards: 3 in the envelope, 1 per hand, 2 face down
+    state = ClueState.from_deal(game, (2, 5, 8), [(0,), (1,), (3,), (4,)], extra=(6, 7))
+    agent = InfogainAgent()
+    agent.reset(game, 0, seed=0)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        p = state.current_player
+        if p == 0:
+            action = agent.act(state.observation(0))
+        else:
+            legal = state.legal_actions()
+            action = next((a for a in legal if isinstance(a, (Show, EndTurn))), None) or next(
+                a for a in legal if isinstance(a, Suggest)
+            )
+        state.apply(action)
+        if isinstance(action, (Accuse, ViewExtra)):
+            break
+    assert isinstance(action, (Accuse, ViewExtra))

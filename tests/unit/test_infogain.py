@@ -1,0 +1,132 @@
+"""Exact expected information gain (solvers.infogain) against brute-force enumeration."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import log2
+
+import numpy as np
+import pytest
+
+import solvers
+from deduce.games.clue import ClueConfig, ClueGame, EndTurn, Suggest, Suggestion
+from solvers.infogain import expected_information, outcomes, score_questions
+
+
+def small_game(players: int) -> ClueGame:
+    return ClueGame(ClueConfig(num_players=players, suspects=("a", "b", "c"), weapons=("d", "e", "f"), rooms=("g", "h", "i")))
+
+
+def played(game: ClueGame, seed: int, suggestions: int):
+    """A seeded game after a few random suggestions; returns (state, asker)."""
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state(seed)
+    done = 0
+    while done < suggestions and not state.is_terminal():
+        legal = state.legal_actions()
+        if state.phase == "start":
+            sugg = [a for a in legal if isinstance(a, Suggest)]
+            action = sugg[int(rng.integers(len(sugg)))]
+            done += 1
+        elif state.phase == "refute":
+            action = legal[int(rng.integers(len(legal)))]
+        else:
+            action = EndTurn()
+        state.apply(action)
+    return state, int(rng.integers(game.num_players))
+
+
+def preferred_of(obs, asker: int) -> dict[int, set[int]]:
+    out: dict[int, set[int]] = {}
+    for e in obs.events:
+        if isinstance(e, Suggestion) and e.by == asker:
+            for r, s in zip(e.refuters, e.shown, strict=True):
+                if s is not None:
+                    out.setdefault(r, set()).add(s)
+    return out
+
+
+def brute_gain(worlds, env, cards, responders, preferred):
+    """Joint (answer, envelope) over every listed world; exact fractions, then entropies."""
+    joint: dict = {}
+    for w in worlds:
+        e = tuple(sorted(int(k) for k in np.flatnonzero(w == env)))
+        for r in responders:
+            held = [k for k in cards if w[k] == r]
+            if held:
+                pool = [k for k in held if k in preferred.get(r, ())] or held
+                for k in pool:
+                    joint[(r, k), e] = joint.get(((r, k), e), 0) + Fraction(1, len(pool))
+                break
+        else:
+            joint[None, e] = joint.get((None, e), 0) + 1
+    total = sum(joint.values())
+
+    def h(d):
+        t = sum(d.values())
+        return -sum(float(v / t) * log2(float(v / t)) for v in d.values() if v)
+
+    prior: dict = {}
+    by_answer: dict = {}
+    for (a, e), v in joint.items():
+        prior[e] = prior.get(e, 0) + v
+        by_answer.setdefault(a, {})[e] = v
+    gain = h(prior) - sum(float(sum(d.values()) / total) * h(d) for d in by_answer.values())
+    probs = {a: sum(d.values()) / total for a, d in by_answer.items()}
+    return gain, probs
+
+
+@pytest.mark.parametrize("players,seed,steps", [(3, 1, 0), (3, 2, 2), (3, 5, 4), (4, 3, 1), (4, 7, 3)])
+def test_gain_matches_brute_force(players, seed, steps):
+    game = small_game(players)
+    state, asker = played(game, seed, steps)
+    obs = state.observation(asker)
+    kb = game.knowledge(obs)
+    env = kb.loc("envelope")
+    responders = [(asker + k) % players for k in range(1, players)]
+    pref = preferred_of(obs, asker)
+    questions = list(game.triples())
+    scores = score_questions(kb, env, questions, responders, pref)
+    worlds = list(solvers.get("brute").worlds(kb))
+    for q in questions:
+        want, probs = brute_gain(worlds, env, q, responders, pref)
+        got = outcomes(kb, env, q, responders, pref)
+        assert got.probabilities() == probs
+        assert abs(got.gain() - want) < 1e-9
+        assert abs(scores[q] - want) < 1e-9
+        assert abs(expected_information(kb, env, q, responders, pref) - want) < 1e-9
+
+
+def test_own_cards_block():
+    """Naming two of one's own cards asks the table about the third card alone."""
+    game = small_game(3)
+    state, _ = played(game, 4, 0)
+    obs = state.observation(0)
+    kb = game.knowledge(obs)
+    env = kb.loc("envelope")
+    scores = score_questions(kb, env, list(game.triples()), [1, 2], {})
+    assert all(v >= 0 for v in scores.values())
+    assert max(scores.values()) > 0
+
+
+@pytest.mark.parametrize("players,seed,steps", [(3, 2, 2), (4, 3, 1), (4, 7, 3)])
+def test_joint_sets_match_brute_force(players, seed, steps):
+    from solvers.infogain import joint_sets
+
+    game = small_game(players)
+    state, asker = played(game, seed, steps)
+    kb = game.knowledge(state.observation(asker))
+    locs = [kb.loc("envelope")] + ([kb.loc("extra")] if "extra" in game.locations else [])
+    want: dict = {}
+    for w in solvers.get("brute").worlds(kb):
+        key = tuple(tuple(sorted(int(k) for k in np.flatnonzero(w == z))) for z in locs)
+        want[key] = want.get(key, 0) + 1
+    assert joint_sets(kb, locs) == want
+    assert joint_sets(kb, locs[:1]) == {k[:1]: v for k, v in _marginal(want).items()}
+
+
+def _marginal(joint: dict) -> dict:
+    out: dict = {}
+    for k, v in joint.items():
+        out[k[:1]] = out.get(k[:1], 0) + v
+    return out
