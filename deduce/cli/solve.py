@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import sys
 from fractions import Fraction
@@ -11,7 +12,7 @@ from typing import Any
 
 from deduce.logs import load_log
 
-__all__ = ["register", "notebook_json", "render_notebook"]
+__all__ = ["register", "notebook_json", "render_notebook", "explain_card"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help='print {"worlds": N, "probabilities": {card: {location: p}}}')
     p.add_argument("--fractions", action="store_true", help="print exact fractions instead of decimals")
     p.add_argument("--top", type=int, default=10, help="how many envelope candidates to list (default 10)")
+    p.add_argument("--why", metavar="CARD", help="explain why CARD must or cannot be where it is (a prefix will do)")
     p.set_defaults(func=run)
 
 
@@ -34,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
             raise LogError("standard input: a log must be a JSON object")
     solver = importlib.import_module("solvers").get(args.solver)
     kb = load_log(source, check=solver)
+    if args.why:
+        print(explain_card(source, kb, args.why, solver))
+        return 0
     tally = solver.tallies(kb)
     if args.json:
         print(json.dumps(notebook_json(kb, tally, fractions=args.fractions)))
@@ -42,6 +47,38 @@ def run(args: argparse.Namespace) -> int:
     dist = solver.solution_counts(kb, answer) if answer is not None else {}
     print(render_notebook(kb, tally, dist, fractions=args.fractions, top=args.top, solver=solver.name))
     return 0
+
+
+class _Explainer:
+    """Possible locations from the chosen backend; cores from one that has them (CP-SAT)."""
+
+    def __init__(self, solver: Any) -> None:
+        self.solver = solver
+        self.cores = solver if hasattr(solver, "core") else importlib.import_module("solvers").get("cpsat")
+
+    def possible(self, kb: Any) -> Any:
+        return self.solver.possible(kb)
+
+    def core(self, kb: Any) -> list[int]:
+        return self.cores.core(kb)
+
+    def consistent(self, kb: Any) -> bool:
+        return self.cores.consistent(kb)
+
+
+def explain_card(source: Any, kb: Any, card: str, solver: Any) -> str:
+    """Why ``card`` is where it is, with events worded by the game's text module if it has one."""
+    from deduce.assist import match_name
+    from deduce.explain import why
+    from deduce.logs import read_log
+
+    name = match_name(card, [c.name for c in kb.deck], "card")
+    game, obs = read_log(source)
+    phrase = None
+    text_module = f"deduce.games.{game.name.replace('-', '_')}_text"
+    if importlib.util.find_spec(text_module) is not None:
+        phrase = importlib.import_module(text_module).phraser(game, obs.events)
+    return why(kb, kb.deck.card(name).id, _Explainer(solver), phrase)
 
 
 def notebook_json(kb, tally, fractions: bool = False) -> dict[str, Any]:
@@ -86,12 +123,12 @@ def render_notebook(kb, tally, dist: dict, fractions: bool = False, top: int = 1
     width = max(len(c.name) for c in kb.deck)
     cols = [max(len(z), 5) for z in kb.locations]
     lines.append("")
-    lines.append(" " * width + "  " + "  ".join(z.rjust(w) for z, w in zip(kb.locations, cols)))
+    lines.append(" " * width + "  " + "  ".join(z.rjust(w) for z, w in zip(kb.locations, cols, strict=True)))
     category = None
     for card in kb.deck:
         if card.category != category:
             category = card.category
             lines.append(f"-- {category}")
         cells = [_cell(tally.cells[card.id][z], tally.total, fractions) for z in range(kb.num_locations)]
-        lines.append(card.name.ljust(width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, cols)))
+        lines.append(card.name.ljust(width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, cols, strict=True)))
     return "\n".join(lines)

@@ -1,0 +1,227 @@
+"""``deduce assist clue``: the detective's notebook at a real table.
+
+Reads typed lines from a text stream (the terminal, with readline completion of commands,
+player and card names; or any stream, so tests and scripts can feed lines) and writes the
+session's answers to another. The game is saved after every change as a Clue game log,
+atomically (a temporary file renamed over the old one), and ``--log FILE`` resumes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from deduce.assist import ClueAssistant, Recommendation
+from deduce.cards import normalise_name
+from deduce.errors import DeduceError, LogError
+
+__all__ = ["register", "run", "interact", "save_atomically", "infogain_recommender"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("assist", help="an interactive notebook for a game at a real table (clue)")
+    p.add_argument("game", help="the game being played (clue)")
+    p.add_argument("--log", help="game log to write continuously; resumed if it exists")
+    p.add_argument("--players", help="players in seat order, comma-separated (skips the question)")
+    p.add_argument("--me", help="which player you are (skips the question)")
+    p.add_argument("--spectator", action="store_true", help="you hold no cards: watch only")
+    p.add_argument("--hand", help="your cards, comma-separated (skips the question)")
+    p.add_argument("--hand-sizes", help="hand sizes in seat order, comma-separated")
+    p.add_argument("--solver", default="auto", help="solver backend (default auto)")
+    p.add_argument("--top", type=int, default=5, help="envelope candidates to list (default 5)")
+    p.set_defaults(func=run)
+
+
+def save_atomically(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` as JSON to ``path`` so that a crash leaves the old file or the new one,
+    never a partial file: write a temporary file beside it, flush it to disk, rename it over."""
+    path = Path(path)
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def infogain_recommender() -> Callable[..., Recommendation | None] | None:
+    """An exact expected-information scorer from ``agents.clue``, when one is installed.
+
+    Looks for ``suggestion_scores(game, kb, player, solver) -> {triple: bits}``; without it the
+    session falls back to its marginal-based estimate (and says so).
+    """
+    try:
+        module = importlib.import_module("agents.clue")
+    except ImportError:
+        return None
+    scores = getattr(module, "suggestion_scores", None)
+    if scores is None:
+        return None
+
+    def recommend(game: Any, obs: Any, kb: Any, tally: Any) -> Recommendation | None:
+        if obs.player is None:
+            return None
+        table = scores(game, kb, obs.player)
+        if not table:
+            return None
+        cards, bits = max(table.items(), key=lambda kv: (kv[1], [-c for c in kv[0]]))
+        return Recommendation(tuple(cards), float(bits), "exact expected information (infogain)")
+
+    return recommend
+
+
+def _setup_answers(args: argparse.Namespace) -> dict[str, Any]:
+    answers: dict[str, Any] = {}
+    if args.players:
+        answers["players"] = [p.strip() for p in args.players.split(",") if p.strip()]
+        answers["deck"] = None  # the classic deck: a setup given by options asks no more than it must
+    if args.hand_sizes:
+        try:
+            answers["hand_sizes"] = [int(s) for s in args.hand_sizes.split(",")]
+        except ValueError:
+            raise DeduceError(f"--hand-sizes must be numbers separated by commas, not {args.hand_sizes!r}") from None
+    if args.spectator:
+        answers["me"] = None
+    elif args.me:
+        if "players" not in answers:
+            raise DeduceError("--me needs --players (or answer the setup questions instead)")
+        from deduce.assist import match_name
+
+        answers["me"] = match_name(args.me, answers["players"], "player")
+    if args.hand:
+        answers["hand"] = args.hand.replace(",", " ")
+    return answers
+
+
+def _default_log_path() -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path(f"clue-{stamp}.json")
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    if normalise_name(args.game) != "clue":
+        from deduce.games.registry import game_names
+
+        if args.game not in game_names():
+            raise DeduceError(f"unknown game {args.game!r}; known games: {', '.join(game_names())}")
+        raise DeduceError(
+            f"the table assistant supports clue only for now; for {args.game} try 'deduce play {args.game}'"
+        )
+    solver = importlib.import_module("solvers").get(args.solver)
+    path = Path(args.log) if args.log else _default_log_path()
+    out = stdout or sys.stdout
+    source = stdin or sys.stdin
+
+    def save(data: dict[str, Any]) -> None:
+        save_atomically(path, data)
+
+    recommender = infogain_recommender()
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise LogError(f"{path}: cannot resume this log ({exc}); it was left untouched") from None
+        if not isinstance(data, dict):
+            raise LogError(f"{path}: a log must be a JSON object; it was left untouched")
+        try:
+            assistant = ClueAssistant(solver, log=data, save=save, recommender=recommender, top=args.top)
+        except LogError as exc:
+            raise LogError(f"{path}: {exc} (the file was left untouched)") from None
+        print(f"resuming {path}", file=out)
+    else:
+        assistant = ClueAssistant(
+            solver, save=save, recommender=recommender, setup=_setup_answers(args), top=args.top
+        )
+        print(f"saving the game to {path}", file=out)
+    return interact(assistant, source, out)
+
+
+def interact(assistant: ClueAssistant, stdin: TextIO, stdout: TextIO) -> int:
+    """The read-answer loop. On a terminal, ``input()`` gives line editing and completion; on
+    other streams each line read is echoed after the prompt so the transcript reads well."""
+    tty = stdin is sys.stdin and _isatty(stdin) and _isatty(stdout)
+    if tty:
+        _enable_completion(assistant)
+    text = assistant.start()
+    if text:
+        print(text, file=stdout)
+    while not assistant.done:
+        prompt = assistant.prompt
+        try:
+            if tty:
+                line = input(prompt)
+            else:
+                stdout.write(prompt)
+                line = stdin.readline()
+                if not line:
+                    stdout.write("\n")
+                    break
+                stdout.write(line if line.endswith("\n") else line + "\n")
+        except EOFError:
+            stdout.write("\n")
+            break
+        except KeyboardInterrupt:
+            stdout.write("\n")
+            break
+        answer = assistant.handle(line.rstrip("\r\n"))
+        if answer:
+            print(answer, file=stdout)
+        stdout.flush()
+    if assistant.header is not None:
+        print("the game is saved; resume it with --log", file=stdout)
+    return 0
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+_COMMANDS = ("sug", "acc", "has", "not", "hand", "grid", "events", "why", "undo", "redo", "help", "quit",
+             "shown=", "none", "right", "wrong", "envelope", "me", "spectator", "classic")
+
+
+def _enable_completion(assistant: ClueAssistant) -> None:
+    """Tab completion of commands, player names and card names (readline, when available)."""
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - e.g. Windows without pyreadline
+        return
+
+    def vocabulary() -> list[str]:
+        words = set(_COMMANDS)
+        game = assistant.game
+        players = assistant._answers.get("players") or (list(game.config.names) if game else [])
+        words.update(p.lower() for p in players)
+        deck = game.deck if game else None
+        if deck is not None:
+            for card in deck:
+                words.add(normalise_name(card.name))
+                words.update(w.lower() for w in card.name.replace(".", "").split() if len(w) > 2)
+        return sorted(words)
+
+    def complete(text: str, state: int) -> str | None:
+        options = [w for w in vocabulary() if w.startswith(text.lower())]
+        return options[state] if state < len(options) else None
+
+    readline.set_completer(complete)
+    readline.set_completer_delims(" ,=")
+    readline.parse_and_bind("tab: complete")

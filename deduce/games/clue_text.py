@@ -1,0 +1,150 @@
+"""Clue events, actions and constraints in plain words, for people at a real table.
+
+``event_text`` renders one (viewed) event, ``action_text`` one legal action, and ``phraser``
+builds the hook :func:`deduce.explain.render` uses to word a constraint by the event it came
+from ("cy showed ann one of {Plum, Rope, Hall}" rather than "cy holds at least one of ...").
+Player names come from the game's config; ``you`` (a seat) is called "you" instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from deduce.constraints import At, AtLeastOne, Constraint, NotAll
+from deduce.games.base import Action, Event
+from deduce.games.clue import (
+    ENVELOPE,
+    EXTRA,
+    Accusation,
+    Accuse,
+    CardAt,
+    CardNotAt,
+    ClueGame,
+    Dealt,
+    EndTurn,
+    EnvelopeSeen,
+    ExtraRevealed,
+    ExtraSeen,
+    Show,
+    Suggest,
+    Suggestion,
+    ViewExtra,
+)
+
+__all__ = ["event_text", "action_text", "phraser", "cards_text"]
+
+
+def cards_text(game: ClueGame, cards: Sequence[int]) -> str:
+    """Card names separated by commas."""
+    return ", ".join(game.deck.names(cards))
+
+
+class _Names:
+    def __init__(self, game: ClueGame, you: int | None) -> None:
+        self.names = game.config.names
+        self.you = you
+
+    def __call__(self, seat: int) -> str:
+        return "you" if seat == self.you else self.names[seat]
+
+
+def _place(game: ClueGame, loc: str, you: int | None) -> tuple[bool, str]:
+    """(is a place, its words) for a location name of the log."""
+    if loc == ENVELOPE:
+        return True, "the envelope"
+    if loc == EXTRA:
+        return True, "the leftover pile"
+    if you is not None and loc == game.config.names[you]:
+        return False, "you"
+    return False, loc
+
+
+def event_text(game: ClueGame, event: Event, you: int | None = None) -> str:
+    """One event as a sentence, from the point of view of seat ``you`` (None: names only)."""
+    name = _Names(game, you)
+    deck = game.deck
+    if isinstance(event, Dealt):
+        owner = "your" if event.player == you else f"{name(event.player)}'s"
+        return f"{owner} hand: {cards_text(game, event.cards)}"
+    if isinstance(event, ExtraRevealed):
+        return f"the leftover pile is shown to everyone: {cards_text(game, event.cards)}"
+    if isinstance(event, Suggestion):
+        text = f"{name(event.by)} suggested {cards_text(game, event.cards)}"
+        parts: list[str] = []
+        if event.passed:
+            verb = "has" if len(event.passed) == 1 and event.passed[0] != you else "have"
+            parts.append(f"{_and([name(p) for p in event.passed])} {verb} none of them")
+        for refuter, shown in zip(event.refuters, event.shown, strict=True):
+            card = deck[shown].name if shown is not None else "a card"
+            parts.append(f"{name(refuter)} showed {name(event.by)} {card}")
+        if not event.refuters:
+            parts.append("nobody could refute")
+        return text + ": " + "; ".join(parts)
+    if isinstance(event, ExtraSeen):
+        seen = f": {cards_text(game, event.cards)}" if event.cards is not None else ""
+        return f"{name(event.player)} looked at the leftover pile{seen}"
+    if isinstance(event, Accusation):
+        verdict = "right: the game is over" if event.correct else "wrong"
+        return f"{name(event.by)} accused {cards_text(game, event.cards)}: {verdict}"
+    if isinstance(event, EnvelopeSeen):
+        return f"{name(event.player)} saw the envelope: {cards_text(game, event.cards)}"
+    if isinstance(event, CardAt | CardNotAt):
+        is_place, where = _place(game, event.loc, you)
+        card = deck[event.card].name
+        if isinstance(event, CardAt):
+            if is_place:
+                return f"{card} is in {where}"
+            return f"{where} {'hold' if where == 'you' else 'holds'} {card}"
+        if is_place:
+            return f"{card} is not in {where}"
+        return f"{where} {'do' if where == 'you' else 'does'} not hold {card}"
+    return repr(event)
+
+
+def action_text(game: ClueGame, action: Action) -> str:
+    """One action in words (also what a player types a prefix of to choose it)."""
+    if isinstance(action, Suggest):
+        return f"suggest {cards_text(game, action.cards)}"
+    if isinstance(action, Accuse):
+        return f"accuse {cards_text(game, action.cards)}"
+    if isinstance(action, Show):
+        return f"show {game.deck[action.card].name}"
+    if isinstance(action, ViewExtra):
+        return "view the leftover pile (then accuse)"
+    if isinstance(action, EndTurn):
+        return "end turn"
+    return repr(action)
+
+
+def _and(parts: Sequence[str]) -> str:
+    parts = list(parts)
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def phraser(game: ClueGame, events: Sequence[Event]) -> Callable[[Constraint, str | None], str | None]:
+    """The wording hook for :func:`deduce.explain.render`: constraints from suggestions and
+    accusations are said as what happened at the table."""
+    names = game.config.names
+
+    def phrase(c: Constraint, source: str | None) -> str | None:
+        match = re.fullmatch(r"event (\d+)", source or "")
+        if match is None or int(match.group(1)) >= len(events):
+            return None
+        event = events[int(match.group(1))]
+        if isinstance(event, Suggestion):
+            if isinstance(c, AtLeastOne) and c.loc in event.refuters:
+                return f"{names[c.loc]} showed {names[event.by]} one of {{{cards_text(game, c.cards)}}}"
+            if isinstance(c, At) and c.loc in event.refuters:
+                return f"{names[c.loc]} showed {names[event.by]} {game.deck[c.card].name}"
+        if isinstance(event, Accusation) and isinstance(c, NotAll):
+            return f"{names[event.by]}'s accusation of {cards_text(game, event.cards)} was wrong"
+        if isinstance(event, Accusation) and isinstance(c, At) and event.correct:
+            return f"{names[event.by]}'s accusation of {cards_text(game, event.cards)} was right"
+        if isinstance(event, EnvelopeSeen) and isinstance(c, At):
+            return f"{names[event.player]} saw {game.deck[c.card].name} in the envelope"
+        return None
+
+    return phrase

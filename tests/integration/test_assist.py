@@ -1,0 +1,180 @@
+"""``deduce assist clue`` driven end to end through its own input and output streams."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from deduce.cli import build_parser, main
+from deduce.cli.assist import run
+from deduce.logs import load_log
+
+SETUP = ["ann, bob, cy", "", "", "ann", "rope hall knife scarlet kitchen study"]
+
+
+def session(tmp_path, lines, *extra, name="game.json"):
+    """Run one assistant session on ``lines``; returns (exit code, transcript, log path)."""
+    path = tmp_path / name
+    args = build_parser().parse_args(["assist", "clue", "--log", str(path), *extra])
+    out = io.StringIO()
+    code = run(args, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
+    return code, out.getvalue(), path
+
+
+def saved(path):
+    return json.loads(path.read_text())
+
+
+def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
+    lines = SETUP + [
+        "sug ann gr wrench lounge cy shown=lounge",   # prefixes: Mr. Green, Wrench, Lounge
+        "sug bob mrs pea wre lib none",               # 'mrs pea' needs both words
+        "sug cy plum candle ball bob",
+        "has bob lounge",                             # contradicts event 1: cy showed Lounge
+        "1",                                          # undo event 1 and add the new one instead
+        "events",
+        "undo",
+        "redo",
+        "why wrench",
+        "quit",
+    ]
+    code, out, path = session(tmp_path, lines)
+    assert code == 0
+    # setup and the first events
+    assert "hand sizes in seat order [6 6 6]" in out
+    assert "event 1: ann suggested Mr. Green, Wrench, Lounge: bob has none of them; cy showed ann Lounge" in out
+    assert "event 2: bob suggested Mrs. Peacock, Wrench, Library: cy and ann have none of them" in out
+    # the contradiction names the earlier event and offers to undo it
+    assert "not added: this contradicts event 1 (ann suggested Mr. Green, Wrench, Lounge" in out
+    assert "Type 'undo 1'" in out
+    assert "removed event 1: ann suggested Mr. Green, Wrench, Lounge" in out
+    assert "event 3: bob holds Lounge" in out
+    # undo then redo puts the last event back
+    assert "removed event 3: bob holds Lounge" in out
+    assert "\n> redo\nevent 3: bob holds Lounge\n" in out
+    # with ann's suggestion gone, bob may hold the Wrench; his unrefuted suggestion is now event 1
+    assert "Wrench may still be with bob, or in the envelope." in out
+    assert "Wrench is not cy's: cy does not hold Wrench (event 1)." in out
+    log = saved(path)
+    assert [e["type"] for e in log["events"]] == ["hand", "suggestion", "suggestion", "card_at"]
+    assert log["events"][3] == {"type": "card_at", "card": "Lounge", "at": "bob"}
+    assert log["hand_sizes"] == [6, 6, 6] and log["me"] == "ann"
+    kb = load_log(path)  # the saved log is a valid, consistent game log
+    assert len(kb.constraints) > 0
+    assert not list(tmp_path.glob(".*.tmp"))  # no temporary files left behind
+
+    # resume: the game so far is there, and new events go on from it
+    code, out2, _ = session(tmp_path, ["events", "acc bob pea wre lib wrong", "grid", "quit"])
+    assert code == 0
+    assert f"resuming {path}" in out2 and "Resumed a game with 4 events." in out2
+    assert "  3  bob holds Lounge" in out2
+    assert "event 4: bob accused Mrs. Peacock, Wrench, Library: wrong" in out2
+    assert len(saved(path)["events"]) == 5
+
+
+def test_bad_input_never_changes_the_log(tmp_path):
+    code, _, path = session(tmp_path, SETUP + ["sug ann gr wrench lounge cy shown=lounge", "quit"])
+    before = path.read_text()
+    bad = [
+        "sug ann gr rope hall",                 # no refuter
+        "sug ann mrs rope hall none",           # ambiguous suspect
+        "sug bob gr rope hall cy shown=hall",   # ann cannot have seen bob's shown card
+        "acc bob gr rope hall maybe",
+        "has zed rope",
+        "frobnicate",
+        "undo 99",
+        "why",
+        "sug ann gr wrench lounge bob",         # contradicts event 1 (bob could not refute it)
+        "",                                     # ... and is dropped
+    ]
+    code, out, _ = session(tmp_path, bad + ["quit"])
+    assert code == 0
+    assert path.read_text() == before
+    assert "Traceback" not in out
+    errors = [line for line in out.splitlines() if "error:" in line]
+    assert any("who refuted?" in e for e in errors)
+    assert any("'mrs' is ambiguous" in e or "'mrs rope" in e for e in errors)
+    assert any("shown card is seen only by the suggester and the refuter; you (ann) are neither" in e for e in errors)
+    assert any("'right' or 'wrong', not 'maybe'" in e for e in errors)
+    assert any("unknown player 'zed'" in e for e in errors)
+    assert any("unknown command 'frobnicate'" in e for e in errors)
+    assert any("there is no event 99" in e for e in errors)
+    assert "dropped the new event; the log is unchanged" in out
+
+
+def test_recommendation_accusation_and_why(tmp_path):
+    # everything but the envelope is accounted for: the accusation is safe
+    lines = [
+        "has bob white green peacock plum candle lead",
+        "has cy revolver ball conserv dining billiard library",
+        "why mustard",
+        "quit",
+    ]
+    code, out, _ = session(
+        tmp_path, lines, "--players", "ann,bob,cy", "--me", "ann", "--hand-sizes", "6,6,6",
+        "--hand", "scarlet,knife,rope,kitchen,hall,study",
+    )
+    assert code == 0
+    assert "suggest: " in out and "bits expected" in out
+    assert "accuse: SAFE - it is certainly Colonel Mustard, Wrench, Lounge" in out
+    assert "Colonel Mustard is in the envelope: " in out
+
+
+def test_spectator_gets_no_suggestion(tmp_path):
+    code, out, path = session(tmp_path, ["ann bob cy dee", "", "", "spectator", "quit"])
+    assert code == 0
+    assert "hand sizes in seat order [5 5 4 4]" in out
+    assert "envelope: 324 possible answers" in out
+    assert "suggest:" not in out
+    assert "me" not in saved(path) and saved(path)["hand_sizes"] == [5, 5, 4, 4]
+
+
+def test_unreadable_log_is_left_untouched(tmp_path, capsys):
+    path = tmp_path / "broken.json"
+    path.write_text('{"game": "clue", "players": [')
+    code = main(["assist", "clue", "--log", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot resume" in err and len(err.strip().splitlines()) == 1
+    assert path.read_text() == '{"game": "clue", "players": ['
+
+
+def test_a_contradictory_saved_log_resumes_and_can_be_repaired(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({
+        "game": "clue", "players": ["ann", "bob", "cy"], "me": "ann",
+        "events": [
+            {"type": "card_at", "card": "Rope", "at": "bob"},
+            {"type": "card_at", "card": "Rope", "at": "cy"},
+        ],
+    }))
+    code, out, _ = session(tmp_path, ["undo 1", "quit"], name="bad.json")
+    assert code == 0
+    assert "the log contradicts itself: event 0" in out and "event 1" in out
+    assert "removed event 1: cy holds Rope" in out
+    assert len(saved(path)["events"]) == 1
+
+
+def test_other_games_are_refused_in_one_line():
+    proc = subprocess.run(
+        [sys.executable, "-m", "deduce", "assist", "mafia-code"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        "deduce assist: error: the table assistant supports clue only for now; "
+        "for mafia-code try 'deduce play mafia-code'"
+    )
+
+
+@pytest.mark.parametrize("line", ["sug ann gr wrench lounge cy shown=lounge"])
+def test_a_scripted_session_through_the_real_command(tmp_path, line):
+    path = tmp_path / "g.json"
+    script = "\n".join(SETUP + [line, "quit"]) + "\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "deduce", "assist", "clue", "--log", str(path)],
+        input=script, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "event 1: ann suggested Mr. Green, Wrench, Lounge: bob has none of them; cy showed ann Lounge" in proc.stdout
+    assert saved(path)["events"][1]["shown"] == "Lounge"
