@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from deduce.assist import ClueAssistant, Recommendation
+from deduce.assist import ClueAssistant, Recommendation, heuristic_recommendation
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError
 
@@ -61,27 +61,28 @@ def save_atomically(path: Path, data: dict[str, Any]) -> None:
 
 
 def infogain_recommender() -> Callable[..., Recommendation | None] | None:
-    """An exact expected-information scorer from ``agents.clue``, when one is installed.
-
-    Looks for ``suggestion_scores(game, kb, player, solver) -> {triple: bits}``; without it the
-    session falls back to its marginal-based estimate (and says so).
-    """
+    """The exact expected-information scorer (``solvers.infogain.score_questions``, the one
+    the ``infogain`` agent uses), when installed; ``None`` leaves the session's estimate."""
     try:
-        module = importlib.import_module("agents.clue")
-    except ImportError:
-        return None
-    scores = getattr(module, "suggestion_scores", None)
-    if scores is None:
+        scorer = importlib.import_module("solvers.infogain").score_questions
+        shown_to = importlib.import_module("agents.clue").shown_to
+    except (ImportError, AttributeError):
         return None
 
     def recommend(game: Any, obs: Any, kb: Any, tally: Any) -> Recommendation | None:
-        if obs.player is None:
+        me = obs.player
+        if me is None or tally.total == 0:
             return None
-        table = scores(game, kb, obs.player)
-        if not table:
+        n = game.num_players
+        responders = [(me + k) % n for k in range(1, n)]
+        try:
+            scores = scorer(kb, kb.loc("envelope"), list(game.triples()), responders, shown_to(obs, me))
+        except DeduceError:  # too large to score exactly: the session falls back to its estimate
+            return heuristic_recommendation(game, obs, kb, tally)
+        if not scores:
             return None
-        cards, bits = max(table.items(), key=lambda kv: (kv[1], [-c for c in kv[0]]))
-        return Recommendation(tuple(cards), float(bits), "exact expected information (infogain)")
+        cards, bits = max(scores.items(), key=lambda kv: (kv[1], [-c for c in kv[0]]))
+        return Recommendation(tuple(cards), float(bits), "exact expected information about the envelope")
 
     return recommend
 

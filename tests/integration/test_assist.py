@@ -117,7 +117,7 @@ def test_recommendation_accusation_and_why(tmp_path):
         "--hand", "scarlet,knife,rope,kitchen,hall,study",
     )
     assert code == 0
-    assert "suggest: " in out and "bits expected" in out
+    assert "bits expected (exact expected information about the envelope)" in out  # the infogain scorer
     assert "accuse: SAFE - it is certainly Colonel Mustard, Wrench, Lounge" in out
     assert "Colonel Mustard is in the envelope: " in out
 
@@ -178,3 +178,20 @@ def test_a_scripted_session_through_the_real_command(tmp_path, line):
     assert proc.returncode == 0, proc.stderr
     assert "event 1: ann suggested Mr. Green, Wrench, Lounge: bob has none of them; cy showed ann Lounge" in proc.stdout
     assert saved(path)["events"][1]["shown"] == "Lounge"
+
+
+def test_the_session_alone_estimates_without_a_scorer():
+    import solvers
+    from deduce.assist import ClueAssistant
+
+    saves = []
+    a = ClueAssistant(
+        solvers.get("auto"), save=saves.append,
+        setup={"players": ["ann", "bob", "cy"], "deck": None, "hand_sizes": [6, 6, 6], "me": "ann",
+               "hand": "scarlet knife rope kitchen hall study"},
+    )
+    assert "estimated from exact marginals; no infogain scorer installed" in a.start()
+    assert a.handle("sug me gr wrench lounge cy shown=lounge").startswith("event 1: ann suggested")
+    assert len(saves) == 2 and saves[-1]["events"][1]["refuted_by"] == "cy"
+    assert a.handle("undo 0").startswith("removed event 0: ann's hand")
+    assert [e["type"] for e in saves[-1]["events"]] == ["suggestion"]
