@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the server's reply limit (default 10, the contest's)")
     p.add_argument("--budget", type=float, metavar="SECONDS",
                    help="thinking time per decision before a fallback answers (default half the limit)")
+    p.add_argument("--fallback-agent", default="notebook",
+                   help="cheap agent that answers when the agent is late or fails (default notebook; none: "
+                        "a random allowed answer)")
     p.add_argument("--seed", type=int, default=0, help="agent seed (default: derived from IDENTIFIER)")
     p.add_argument("--idle-timeout", type=float, default=3600.0, metavar="SECONDS",
                    help="give up after this long without a message (default 3600)")
@@ -81,7 +84,9 @@ def run_client(args: argparse.Namespace) -> int:
         params[key.strip()] = parse_value(text)
     if not 0 < args.port < 65536:
         raise DeduceError(f"port {args.port} is not a TCP port")
-    bot = SpeedClueBot(args.agent, params, time_limit=args.time_limit, budget=args.budget, seed=args.seed)
+    fallback = None if args.fallback_agent == "none" else args.fallback_agent
+    bot = SpeedClueBot(args.agent, params, time_limit=args.time_limit, budget=args.budget, seed=args.seed,
+                       fallback_agent=fallback)
     log = MessageLog(args.log) if args.log else None
     try:
         code = connect(args.identifier, args.port, bot, log=log.peer(args.identifier) if log else None,

@@ -8,8 +8,9 @@ server. Every decision goes through the ordinary path: protocol messages → :cl
 Timing: the agent runs in a worker thread and gets ``budget`` seconds (default half the time
 limit). An agent with a ``deadline`` attribute is told the ``time.monotonic()`` instant to
 answer by, so it can return its best answer so far; one that is still thinking at the deadline
-is abandoned for a cheap legal fallback (and is not asked again until that call returns), so
-the reply is never late. Answers the protocol forbids are replaced by the closest allowed one.
+is abandoned for the answer of a cheap ``fallback_agent`` (``notebook`` by default: direct
+deductions only, a millisecond), and is not asked again until that call returns, so the reply
+is never late. Answers the protocol forbids are replaced by the closest allowed one.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ class SpeedClueBot:
         time_limit: float = TIME_LIMIT,
         budget: float | None = None,
         seed: int = 0,
+        fallback_agent: str | None = "notebook",
     ) -> None:
         if time_limit <= 0:
             raise ProtocolError(f"time limit must be positive, not {time_limit}")
@@ -115,6 +117,10 @@ class SpeedClueBot:
         self.next_seed: int | None = None
         self._registry = importlib.import_module("agents")  # by name: the core never imports agents
         self._new_agent()  # an unknown agent or bad parameter fails now, not in the first game
+        self.fallback_name = fallback_agent if fallback_agent != agent else None
+        if self.fallback_name is not None:
+            self._registry.get(self.fallback_name, game="clue")
+        self.fallback: Any = None
         self.mirror: Mirror | None = None
         self.agent: Any = None
         self._runner = _Runner()
@@ -169,6 +175,9 @@ class SpeedClueBot:
         self.agent = self._new_agent()
         self._runner = _Runner()  # a call still running from the last game is simply dropped
         self.agent.reset(self.mirror.game, message.seat, seed)
+        if self.fallback_name is not None:
+            self.fallback = self._registry.get(self.fallback_name, game="clue")
+            self.fallback.reset(self.mirror.game, message.seat, seed)
 
     def _decide(self, mirror: Mirror, request: Request, deadline: float) -> Reply:
         obs = mirror.observation(request)
@@ -194,6 +203,13 @@ class SpeedClueBot:
             if reply is not None:
                 return reply
             self.stats["disallowed"] += 1
+        elif self.fallback is not None:  # late or crashed: ask the cheap agent, synchronously
+            try:
+                reply = mirror.reply(request, self.fallback.act(obs), legal)
+            except Exception:
+                reply = None
+            if reply is not None:
+                return reply
         return mirror.fallback(request, wanted, self.rng)
 
 

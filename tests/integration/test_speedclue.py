@@ -208,6 +208,19 @@ class _Stubborn(Agent):
         return Suggest((0, 6, 12)) if observation.turn % 2 == 0 else Accuse((hand[0], 6, 12))
 
 
+class _Anytime(Agent):
+    """Thinks until its deadline, then answers with its best so far (the first legal action)."""
+
+    name = "anytime"
+    deadline: float | None = None
+
+    def act(self, observation):
+        while self.deadline is not None and time.monotonic() < self.deadline - 0.05:
+            time.sleep(0.01)
+        return observation.legal_actions[-1]
+
+
+agents.register("anytime", _Anytime, game="clue")
 agents.register("sleepy", _Sleepy, game="clue")
 agents.register("stubborn", _Stubborn, game="clue")
 
@@ -222,6 +235,16 @@ def test_a_late_agent_is_answered_for_in_time():
     # still thinking: the next decision is the fallback too, at once
     reply = bot.handle("disprove 2 Gr Kn Ba")
     assert reply in ("show Gr", "show Ba") and bot.stats["late"] == 2
+
+
+def test_an_agent_with_a_deadline_answers_itself_in_time():
+    bot = SpeedClueBot("anytime", time_limit=0.6)
+    bot.handle("reset 3 0 Gr Ca Ba Bi Co Di")
+    start = time.monotonic()
+    reply = bot.handle("suggest")
+    assert 0.2 < time.monotonic() - start < 0.3  # it used its budget (half the limit), no more
+    assert reply.startswith("suggest ")  # its choice (an accusation, deferred: suggest it first)
+    assert bot.stats["late"] == 0 and bot.stats["disallowed"] == 0
 
 
 def test_disallowed_or_crashing_answers_are_replaced():
