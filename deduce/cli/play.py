@@ -1,0 +1,401 @@
+"""``deduce play GAME``: a person plays in the terminal against agents of their choice.
+
+The person sees only what their seat sees: the events of their own observation, rendered in
+words (Clue) or as readable fields with card and player names (every other game). On their
+turn they choose from the legal actions: a number from the list shown, or a few words that
+abbreviate the action ("sug gr rope hall"); ``notebook`` shows the detective's notebook of
+their own view and ``why CARD`` explains a deduction. Input comes from a given text stream,
+so tests and scripts can drive a whole game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import importlib.util
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from deduce.cards import normalise_name
+from deduce.errors import DeduceError, IllegalAction
+from deduce.games.base import Action, Event, Game, Observation, State
+
+__all__ = ["register", "run", "HumanGame", "describe"]
+
+_LIST_LIMIT = 30
+
+HELP = """\
+on your turn type a number from the list, or words that pick out one action ("sug gr rope hall"
+in Clue; each word abbreviates a word of the action). Also:
+  list        every legal action, numbered      notebook   your detective's notebook
+  why CARD    why a card must or cannot be somewhere
+  events      everything you have seen so far  help       this text
+  quit        leave the game"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="play a game in the terminal against agents")
+    p.add_argument("game", help="game name (see 'deduce games')")
+    p.add_argument("--agents", default=None, help="agents for the other seats, comma-separated (one name: all of them)")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
+    p.add_argument("--players", type=int, default=None, help="number of players (default: the game's)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a game config field")
+    p.set_defaults(func=run)
+
+
+# -- words for any game -----------------------------------------------------------------------
+_PLAYER_FIELDS = {
+    "player", "players", "target", "by", "to", "refuter", "refuters", "seat", "roller", "accuser", "leader",
+    "starter", "passed", "winner", "winners", "writers", "giver", "receiver", "asker", "responder", "suspect_of",
+}
+
+
+def _words_of(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
+
+
+def describe(value: Any, game: Game, names: Sequence[str], field: str = "") -> str:
+    """Any action or event in words: class name, then fields with card and player names.
+
+    A game's own ``deduce.games.<game>_text`` module words Clue; this is the fallback that
+    makes every other game readable (``repr`` if anything looks unusual).
+    """
+    try:
+        return _describe(value, game, names, field)
+    except Exception:
+        return repr(value)
+
+
+def _describe(value: Any, game: Game, names: Sequence[str], field: str) -> str:
+    deck = getattr(game, "deck", None)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts = [_words_of(type(value).__name__)]
+        for f in dataclasses.fields(value):
+            parts.append(f"{f.name}={_describe(getattr(value, f.name), game, names, f.name)}")
+        return " ".join(parts) if len(parts) > 1 else parts[0]
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int):
+        if deck is not None and "card" in field and 0 <= value < len(deck):
+            return deck[value].name.replace(" ", "_")
+        if field in _PLAYER_FIELDS and 0 <= value < len(names):
+            return names[value]
+        return str(value)
+    if isinstance(value, tuple | list):
+        return "(" + ", ".join(_describe(v, game, names, field) for v in value) + ")"
+    return str(value)
+
+
+class _Words:
+    """The per-game text module if there is one (Clue), else :func:`describe`."""
+
+    def __init__(self, game: Game, seat: int, names: Sequence[str]) -> None:
+        self.game, self.seat, self.names = game, seat, names
+        module = f"deduce.games.{game.name.replace('-', '_')}_text"
+        self.text = importlib.import_module(module) if importlib.util.find_spec(module) else None
+
+    def event(self, event: Event) -> str:
+        if self.text is not None and hasattr(self.text, "event_text"):
+            return self.text.event_text(self.game, event, self.seat)
+        return describe(event, self.game, self.names)
+
+    def action(self, action: Action) -> str:
+        if self.text is not None and hasattr(self.text, "action_text"):
+            return self.text.action_text(self.game, action)
+        return describe(action, self.game, self.names)
+
+    def phraser(self, events: Sequence[Event]) -> Callable[..., Any] | None:
+        if self.text is not None and hasattr(self.text, "phraser"):
+            return self.text.phraser(self.game, events)
+        return None
+
+
+def _matches(tokens: Sequence[str], text: str) -> bool:
+    words = [w for w in re.split(r"[^0-9a-z]+", text.casefold()) if w]
+    return all(any(w.startswith(normalise_name(t)) for w in words) for t in tokens if normalise_name(t))
+
+
+# -- the game ---------------------------------------------------------------------------------
+class HumanGame:
+    """One game: a person at ``seat``, agents elsewhere; ``feed(line)`` answers the person's
+    input and plays agents' moves until the person must decide again or the game ends."""
+
+    def __init__(self, game: Game, agents: dict[int, Any], seat: int, deal_seed: int, solver: Any = None) -> None:
+        self.game, self.agents, self.seat = game, agents, seat
+        self.state: State = game.new_initial_state(deal_seed)
+        self.solver = solver
+        obs = self.state.observation(seat)
+        self.names: Sequence[str] = getattr(obs, "names", ()) or tuple(f"p{i}" for i in range(game.num_players))
+        self.words = _Words(game, seat, self.names)
+        self.shown_events = 0
+        self.menu: list[Action] = []
+        self.done = False
+
+    # -- flow -------------------------------------------------------------------------------
+    def start(self) -> str:
+        names = ", ".join(
+            f"{n} ({'you' if i == self.seat else getattr(self.agents.get(i), 'name', '?')})" for i, n in enumerate(self.names)
+        )
+        intro = f"{self.game.name}: {names}. Type 'help' for commands."
+        return intro + "\n" + self.advance()
+
+    def advance(self) -> str:
+        """Play agents until the person must act or the game ends; returns what they saw."""
+        out: list[str] = []
+        while not self.state.is_terminal() and self.state.current_player != self.seat:
+            player = self.state.current_player
+            agent = self.agents[player]
+            try:
+                action = agent.act(self.state.observation(player))
+                self.state.apply(action)
+            except Exception as exc:  # an agent's failure ends the game, not the program
+                out.append(self._new_events())
+                out.append(f"agent {agent.name} at seat {player} failed ({type(exc).__name__}: {exc}); game stopped")
+                self.done = True
+                return "\n".join(x for x in out if x)
+            for other, a in self.agents.items():
+                if other != player and hasattr(a, "observe"):
+                    a.observe(self.state.observation(other))
+        out.append(self._new_events())
+        if self.state.is_terminal():
+            out.append(self._result())
+            self.done = True
+        else:
+            out.append(self._your_turn())
+        return "\n".join(x for x in out if x)
+
+    def _new_events(self) -> str:
+        events = self.state.observation(self.seat).events
+        fresh = events[self.shown_events :]
+        self.shown_events = len(events)
+        return "\n".join(f"  {self.words.event(e)}" for e in fresh)
+
+    def _your_turn(self) -> str:
+        obs = self.state.observation(self.seat)
+        actions = list(obs.legal_actions)
+        lines = ["-- your turn"]
+        hand = getattr(obs, "hand", None)
+        deck = getattr(self.game, "deck", None)
+        if hand and deck is not None:
+            lines.append(f"your hand: {', '.join(deck[c].name for c in hand)}")
+        to_refute = getattr(obs, "to_refute", None)
+        if to_refute:
+            by, cards = to_refute
+            lines.append(f"{self.names[by]} suggested {', '.join(deck[c].name for c in cards)}: show one of your cards")
+        if len(actions) <= _LIST_LIMIT:
+            self.menu = actions
+            lines += [f"  {i + 1:>3}. {self.words.action(a)}" for i, a in enumerate(actions)]
+        else:
+            self.menu = actions
+            kinds = sorted({self.words.action(a).split()[0] for a in actions})
+            lines.append(
+                f"{len(actions)} legal actions ({', '.join(kinds)}): type words to pick one "
+                f"(e.g. '{self._example(actions)}'), or 'list'"
+            )
+        return "\n".join(lines)
+
+    def _example(self, actions: Sequence[Action]) -> str:
+        words = self.words.action(actions[0]).split()
+        return " ".join(w[:4].strip(",").lower() for w in words)
+
+    def _result(self) -> str:
+        lines = ["-- game over"]
+        returns = self.state.returns()
+        winners = self.state.winners()
+        lines.append("scores: " + ", ".join(f"{self.names[i]} {r:g}" for i, r in enumerate(returns)))
+        if winners:
+            who = ["you" if w == self.seat else self.names[w] for w in winners]
+            lines.append(f"winner: {', '.join(who)}")
+        else:
+            lines.append("nobody won")
+        envelope = getattr(self.state, "envelope", None)
+        deck = getattr(self.game, "deck", None)
+        if envelope and deck is not None:
+            lines.append(f"the envelope held {', '.join(deck[c].name for c in envelope)}")
+        return "\n".join(lines)
+
+    # -- input ------------------------------------------------------------------------------
+    def feed(self, line: str) -> str:
+        """One line from the person. Never raises for bad input."""
+        try:
+            return self._feed(line.strip())
+        except DeduceError as exc:
+            return f"error: {exc}"
+        except Exception as exc:  # a bug here must not lose the game in progress
+            return f"internal error ({type(exc).__name__}: {exc})"
+
+    def _feed(self, line: str) -> str:
+        if not line:
+            return ""
+        tokens = line.split()
+        word = tokens[0].lower()
+        if word in ("quit", "exit"):
+            self.done = True
+            return "you left the game"
+        if word in ("help", "?"):
+            return HELP
+        if word == "list":
+            self.menu = list(self.state.observation(self.seat).legal_actions)
+            return "\n".join(f"  {i + 1:>3}. {self.words.action(a)}" for i, a in enumerate(self.menu))
+        if word in ("events", "history"):
+            return "\n".join(f"  {self.words.event(e)}" for e in self.state.observation(self.seat).events)
+        if word in ("notebook", "grid"):
+            return self.notebook()
+        if word == "why":
+            return self.why(tokens[1:])
+        legal = list(self.state.observation(self.seat).legal_actions)
+        if line.isdigit():
+            k = int(line)
+            pool = self.menu or legal
+            if not 1 <= k <= len(pool):
+                raise DeduceError(f"there is no action {k}; choose 1 to {len(pool)}")
+            return self._play(pool[k - 1])
+        found = [a for a in legal if _matches(tokens, self.words.action(a))]
+        if not found:
+            raise DeduceError(f"no legal action matches {line!r}; type 'list' to see them")
+        if len(found) == 1:
+            return self._play(found[0])
+        self.menu = found
+        shown = [f"  {i + 1:>3}. {self.words.action(a)}" for i, a in enumerate(found[:_LIST_LIMIT])]
+        more = f"\n  ... and {len(found) - _LIST_LIMIT} more: add words to narrow down" if len(found) > _LIST_LIMIT else ""
+        return f"{len(found)} actions match {line!r}; pick a number:\n" + "\n".join(shown) + more
+
+    def _play(self, action: Action) -> str:
+        try:
+            self.state.apply(action)
+        except IllegalAction as exc:
+            raise DeduceError(str(exc)) from None
+        self.menu = []
+        return f"you: {self.words.action(action)}\n" + self.advance()
+
+    # -- notebook ---------------------------------------------------------------------------
+    def _knowledge(self) -> Any:
+        obs: Observation = self.state.observation(self.seat)
+        return obs, self.game.knowledge(obs)
+
+    def notebook(self) -> str:
+        from deduce.assist import render_grid
+
+        if self.solver is None:
+            return "no solver available for a notebook"
+        obs, kb = self._knowledge()
+        try:
+            tally = self.solver.tallies(kb)
+        except DeduceError as exc:
+            return f"no notebook for this game state: {exc}"
+        lines = [render_grid(kb, tally, getattr(obs, "hand", ()))]
+        if "envelope" in kb.locations and tally.total:
+            counts = self.solver.solution_counts(kb, "envelope")
+            total = sum(counts.values())
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            lines.append(f"envelope: {len(counts)} possible answers; most likely:")
+            for cards, count in ranked[:5]:
+                lines.append(f"  {100 * count / total:6.2f}%  {', '.join(kb.deck.names(cards))}")
+        return "\n".join(lines)
+
+    def why(self, tokens: list[str]) -> str:
+        from deduce.assist import match_name
+        from deduce.explain import why
+
+        if not tokens:
+            raise DeduceError("usage: why CARD")
+        if self.solver is None:
+            return "no solver available to explain"
+        obs, kb = self._knowledge()
+        name = match_name(tokens, [c.name for c in kb.deck], "card")
+        return why(kb, kb.deck.card(name).id, self.solver, self.words.phraser(obs.events))
+
+
+# -- the command ------------------------------------------------------------------------------
+def _config(args: argparse.Namespace) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    if args.players is not None:
+        fields["num_players"] = args.players
+    for item in args.set:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise DeduceError(f"--set takes FIELD=VALUE, not {item!r}")
+        value: Any = raw
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        else:
+            try:
+                value = int(raw)
+            except ValueError:
+                try:
+                    value = float(raw)
+                except ValueError:
+                    value = raw
+        fields[key] = value
+    return fields
+
+
+def _build(args: argparse.Namespace) -> HumanGame:
+    import deduce
+    from deduce.play import seeds_for
+
+    agents_mod = importlib.import_module("agents")
+    try:
+        game = deduce.make(args.game, **_config(args))
+    except (ValueError, TypeError) as exc:
+        raise DeduceError(f"cannot set up {args.game}: {exc}") from None
+    n = game.num_players
+    if not 0 <= args.seat < n:
+        raise DeduceError(f"--seat must be 0 to {n - 1} for {n} players, not {args.seat}")
+    available = agents_mod.available(game.name)
+    default = next((a for a in ("deductive", "solver", "counting", "bayesian", "greedy") if a in available), "random")
+    names = [a.strip() for a in (args.agents or default).split(",") if a.strip()]
+    others = [i for i in range(n) if i != args.seat]
+    if len(names) == 1:
+        names = names * len(others)
+    if len(names) != len(others):
+        raise DeduceError(f"--agents: give one agent for all {len(others)} other seats, or one per seat; got {len(names)}")
+    deal_seed, *agent_seeds = seeds_for(args.seed, n + 1)
+    agents: dict[int, Any] = {}
+    for seat, name in zip(others, names, strict=True):
+        agent = agents_mod.get(name, game=game.name)
+        agent.reset(game, seat, agent_seeds[seat])
+        agents[seat] = agent
+    try:
+        solver = importlib.import_module("solvers").get("auto")
+    except Exception:  # the game is playable without a notebook
+        solver = None
+    return HumanGame(game, agents, args.seat, deal_seed, solver)
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    source = stdin or sys.stdin
+    out = stdout or sys.stdout
+    session = _build(args)
+    tty = source is sys.stdin and _isatty(source) and _isatty(out)
+    print(session.start(), file=out)
+    while not session.done:
+        try:
+            if tty:
+                line = input("> ")
+            else:
+                out.write("> ")
+                line = source.readline()
+                if not line:
+                    out.write("\ninput ended; you left the game\n")
+                    break
+                out.write(line if line.endswith("\n") else line + "\n")
+        except (EOFError, KeyboardInterrupt):
+            out.write("\nyou left the game\n")
+            break
+        answer = session.feed(line)
+        if answer:
+            print(answer, file=out)
+        out.flush()
+    return 0
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

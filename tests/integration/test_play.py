@@ -1,0 +1,81 @@
+"""``deduce play``: a person against agents, driven through the command's own streams."""
+
+import io
+
+import deduce
+from deduce.cli import build_parser, main
+from deduce.cli.play import run
+from deduce.play import seeds_for
+
+
+def play(lines, *argv):
+    args = build_parser().parse_args(["play", *argv])
+    out = io.StringIO()
+    code = run(args, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
+    return code, out.getvalue()
+
+
+def _deal(seed):
+    game = deduce.make("clue")
+    return game, game.new_initial_state(seeds_for(seed, game.num_players + 1)[0])
+
+
+def test_clue_against_agents_to_the_end():
+    game, state = _deal(3)
+    mine = [game.deck[c] for c in state.hands[0]]
+    suspect = next(c for c in mine if c.category == "suspect")  # a card of mine: the accusation is wrong
+    weapon = next(c for c in game.deck if c.category == "weapon")
+    room = next(c for c in game.deck if c.category == "room")
+    lines = [
+        "notebook",
+        "sug zzz",                    # matches nothing
+        "sug gr rope",                # nine rooms match: a numbered choice
+        "1",
+        f"why {mine[0].name}",
+        "end",
+        f"acc {suspect.name} {weapon.name} {room.name}",
+    ] + ["1"] * 40                    # refutations while the agents play on
+    code, out = play(lines, "clue", "--seed", "3", "--agents", "deductive")
+    assert code == 0
+    assert "Traceback" not in out and "internal error" not in out
+    # only what seat 0 sees: its own hand, other refutations as 'a card'
+    assert f"your hand: {', '.join(c.name for c in mine)}" in out
+    assert "p1's hand" not in out and "p2's hand" not in out
+    assert "showed p1 a card" in out or "showed p2 a card" in out
+    # the notebook, the name matching and the explanation
+    assert "envelope: 120 possible answers" in out
+    assert "error: no legal action matches 'sug zzz'" in out
+    assert "9 actions match 'sug gr rope'; pick a number:" in out
+    assert "you: suggest Mr. Green, Rope, Kitchen" in out
+    assert f"{mine[0].name} is p0's: p0 holds {mine[0].name} (event 0)." in out
+    assert f"you accused {suspect.name}, {weapon.name}, {room.name}: wrong" in out
+    assert "you saw the envelope: Colonel Mustard, Rope, Hall" in out
+    # the agents finish the game
+    assert "-- game over" in out
+    assert "the envelope held Colonel Mustard, Rope, Hall" in out
+    assert "winner: p1" in out or "winner: p2" in out
+
+
+def test_every_game_is_playable_from_a_numbered_list():
+    code, out = play(["2", "notebook"] + ["1"] * 300, "checkpoint-charlie", "--seed", "1", "--agents", "random")
+    assert code == 0 and "Traceback" not in out
+    assert "    1. choose side side=0" in out and "you: choose side side=1" in out
+    assert "-- game over" in out and "scores: p0 " in out
+
+
+def test_quit_and_end_of_input_leave_cleanly():
+    code, out = play(["quit"], "mafia-code", "--agents", "random")
+    assert code == 0 and out.rstrip().endswith("you left the game")
+    code, out = play([], "clue", "--agents", "random", "--seat", "1")
+    assert code == 0 and "input ended; you left the game" in out
+
+
+def test_bad_options_are_one_line_errors(capsys):
+    assert main(["play", "clue", "--seat", "7"]) == 2
+    assert "--seat must be 0 to 2 for 3 players, not 7" in capsys.readouterr().err
+    assert main(["play", "clue", "--agents", "nope"]) == 2
+    assert "unknown agent 'nope'" in capsys.readouterr().err
+    assert main(["play", "clue", "--agents", "random,random,random"]) == 2
+    assert "one per seat; got 3" in capsys.readouterr().err
+    assert main(["play", "clue", "--players", "9"]) == 2
+    assert "cannot set up clue: Clue needs 3 to 6 players, not 9" in capsys.readouterr().err
