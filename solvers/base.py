@@ -126,7 +126,7 @@ class EnumeratingSolver(Solver):
     the backend refuses with :class:`~deduce.errors.TooLarge` (an exact answer or none).
     """
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 50_000) -> None:
         self.limit = int(limit)
 
     def worlds(self, kb: KnowledgeBase) -> Iterator[np.ndarray]:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from deduce.constraints import At, CountEver, NotAt
+from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.base import EPOCH_KINDS, EnumeratingSolver
 
@@ -25,8 +26,9 @@ class BruteSolver(EnumeratingSolver):
     kinds = EPOCH_KINDS + (CountEver,)
     max_epochs = None
 
-    def __init__(self, limit: int = 2_000_000) -> None:
+    def __init__(self, limit: int = 2_000_000, max_assignments: float = 5e7) -> None:
         super().__init__(limit)
+        self.max_assignments = max_assignments
 
     def worlds(self, kb: KnowledgeBase) -> Iterator[np.ndarray]:
         epochs, n = kb.epochs, kb.num_cards
@@ -39,6 +41,12 @@ class BruteSolver(EnumeratingSolver):
         ordered = [sorted(d) for row in domains for d in row]
         if any(not d for d in ordered):
             return
+        search = float(np.exp(sum(np.log(len(d)) for d in ordered)))
+        if search > self.max_assignments:
+            raise TooLarge(
+                f"brute: {search:.3g} assignments to search, more than {self.max_assignments:.3g}; "
+                "use the exact or cpsat backend"
+            )
         constraints = kb.constraints
         world = np.zeros((epochs, n), dtype=np.int64)
         flat = world.reshape(-1)

@@ -192,7 +192,7 @@ class CpSatSolver(EnumeratingSolver):
     kinds = EPOCH_KINDS + (CountEver,)
     max_epochs = None
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 50_000) -> None:
         super().__init__(limit)
 
     def consistent(self, kb: KnowledgeBase) -> bool:

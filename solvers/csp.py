@@ -31,7 +31,7 @@ class CspSolver(EnumeratingSolver):
 
     name = "csp"
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 50_000) -> None:
         super().__init__(limit)
 
     def _problem(self, kb: KnowledgeBase, pin: tuple[int, int] | None = None) -> pc.Problem | None:
