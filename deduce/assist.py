@@ -280,6 +280,7 @@ class ClueAssistant:
         self._step: str | None = None
         self._intro = ""
         self._rules_too = False
+        self._save_warning = ""
         if log is not None:
             data = dict(log)
             events = data.pop("events", [])
@@ -327,8 +328,12 @@ class ClueAssistant:
         """Act on one typed line; never raises for bad input (the message says what was wrong)."""
         try:
             if self._step is not None:
-                return self._setup(line.strip())
-            return self._command(line.strip())
+                answer = self._setup(line.strip())
+            else:
+                answer = self._command(line.strip())
+            if self._save_warning:
+                answer = f"{answer}\n{self._save_warning}" if answer else self._save_warning
+            return answer
         except DeduceError as exc:
             return f"error: {exc}"
         except Exception as exc:  # a bug must not cost the game so far; the log is untouched
@@ -378,9 +383,14 @@ class ClueAssistant:
                     raise DeduceError(f"hand sizes must be numbers, got {line!r}") from None
                 if len(sizes) != len(self._answers["players"]) or min(sizes) < 0:
                     raise DeduceError(f"give one hand size per player ({len(self._answers['players'])}), got {line!r}")
+                dealt = sum(self._default_sizes())
+                if sum(sizes) > dealt:
+                    raise DeduceError(f"hand sizes {line!r} add up to {sum(sizes)}, but only {dealt} cards are dealt")
                 self._answers["hand_sizes"] = sizes
         elif step == "me":
-            if not line or line.lower() in _SPECTATOR_WORDS:
+            if not line:
+                raise DeduceError("type your name, or 'spectator' if you hold no cards")
+            if line.lower() in _SPECTATOR_WORDS:
                 self._answers["me"] = None
             else:
                 self._answers["me"] = match_name(line, self._answers["players"], "player")
@@ -422,7 +432,7 @@ class ClueAssistant:
                     del self._answers["hand"]
                     self._step = "hand"
                     self.header = None
-                    return f"error: {exc}"
+                    return "error: your hand: " + re.sub(r"^event \d+ \(.*?\): ", "", str(exc))
         self.events = events
         self._rebuild(self.events)
         self._saved()
@@ -621,8 +631,15 @@ class ClueAssistant:
         return text
 
     def _saved(self) -> None:
-        if self.save_fn is not None and self.header is not None:
+        """Hand the log to ``save``; a failure is reported with the next answer, and the game
+        stays in memory (and is saved again with the next change)."""
+        if self.save_fn is None or self.header is None:
+            return
+        try:
             self.save_fn(self.log())
+            self._save_warning = ""
+        except Exception as exc:
+            self._save_warning = f"warning: could not save the game ({type(exc).__name__}: {exc}); it is kept in memory"
 
     # -- knowledge --------------------------------------------------------------------------
     def _kb_for(self, events: list[dict[str, Any]]) -> KnowledgeBase:

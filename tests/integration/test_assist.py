@@ -195,3 +195,33 @@ def test_the_session_alone_estimates_without_a_scorer():
     assert len(saves) == 2 and saves[-1]["events"][1]["refuted_by"] == "cy"
     assert a.handle("undo 0").startswith("removed event 0: ann's hand")
     assert [e["type"] for e in saves[-1]["events"]] == ["suggestion"]
+
+
+def test_setup_mistakes_are_asked_again_and_a_failed_save_keeps_the_game():
+    import solvers
+    from deduce.assist import ClueAssistant
+
+    a = ClueAssistant(solvers.get("auto"))
+    answers = {
+        "ann bob": "Clue needs 3 to 6 players",
+        "ann bob cy": "",
+        "suspects: a, b; weapons: c": "the deck needs suspects, weapons and rooms",
+        "": "",
+        "9 9 9": "add up to 27, but only 18 cards are dealt",
+        "6 6 6": "",
+        "zed": "unknown player 'zed'",
+        "bo": "",
+        "rope hall": "your hand: bob holds 6 cards, but 2 are listed",
+    }
+    for line, expected in answers.items():
+        reply = a.handle(line)
+        assert expected in reply if expected else reply == "", (line, reply)
+    assert a.prompt == "your hand (6 cards): "
+    assert a.handle("rope hall knife scarlet kitchen study").startswith("Ready.")
+
+    def broken(data):
+        raise OSError("disk full")
+
+    a.save_fn = broken
+    assert "warning: could not save the game (OSError: disk full)" in a.handle("has cy lounge")
+    assert a.log()["events"][-1] == {"type": "card_at", "card": "Lounge", "at": "cy"}
