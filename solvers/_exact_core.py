@@ -345,6 +345,7 @@ class Plan:
         self.track_locs = tuple(track_locs)
         self.track_cards = tuple(track_cards)
         self._fields: list[tuple[str, int, tuple[int, ...], int, int]] = []
+        self._tstart = 0
         self.kernels = False
         self._layers: list[dict[int, int]] | None = None
         self._arrays: list[tuple[np.ndarray, np.ndarray]] = []
@@ -489,7 +490,8 @@ class Plan:
                 keys = {key[:2] for key in mem}
                 new = sum(1 for ck in keys if ck not in opened)
                 close = sum(1 for ck in keys if done.get(ck, 0) + 1 == uses[ck])
-                score = (new - close, -close, len(cards))
+                late = any(key[0] == "t" for key in mem)  # tracked cards last: fewer states carry them
+                score = (late, new - close, -close, len(cards))
                 if best is None or score < best_score:
                     best, best_score = idx, score
             assert best is not None
@@ -537,6 +539,7 @@ class Plan:
             free_at[b] = last[key]
             slot[key] = pos + b
         pos += len(free_at)
+        self._tstart = pos
         # tracking fields, above everything else so no borrow or reset ever touches them:
         # per tracked location and class, how many of the class's cards went there; per
         # tracked card, the location it went to
@@ -867,6 +870,32 @@ class Plan:
         self._tallies = cells
         return cells
 
+    def tracked_arrays(self) -> tuple[np.ndarray, np.ndarray] | tuple[list[int], list[int]]:
+        """The final DP states summed by their tracking bits: ``(keys, counts)``, ``keys`` being
+        the tracking bits shifted down (``Plan.track_layout`` says where each field sits).
+        int64 arrays when the kernels ran (every sum fits: it is at most the total), else lists
+        of Python ints."""
+        t0 = self._tstart
+        if self.kernels:
+            states, cnts = self._arrays[-1]
+            keys = states >> t0
+            order = np.argsort(keys, kind="stable")
+            keys = keys[order]
+            if not len(keys):
+                return keys, cnts[:0]
+            starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+            return keys[starts], np.add.reduceat(cnts[order], starts)
+        acc: dict[int, int] = {}
+        for st_, c in self.layers[-1].items():
+            acc[st_ >> t0] = acc.get(st_ >> t0, 0) + c
+        return list(acc), list(acc.values())
+
+    @property
+    def track_layout(self) -> list[tuple[str, int, tuple[int, ...], int, int]]:
+        """Tracking fields ``(kind, loc or card, class cards, shift, width)``; shifts are relative
+        to the keys of :meth:`tracked_arrays`. Location fields come before card fields."""
+        return [(k, z, c, sh - self._tstart, w) for k, z, c, sh, w in self._fields]
+
     def tracked(self) -> Tracked:
         """Counts of worlds by what the tracked locations and cards received (see :class:`Tracked`)."""
         fields = [f for f in self._fields if f[0] == "loc"]
@@ -884,11 +913,12 @@ class Plan:
             else:
                 getters.append((self.fixed[k], 0, 0))
         lgetters = [(sh, (1 << w) - 1) for _, _, _, sh, w in fields]
-        if self.kernels:
-            final = zip(self._arrays[-1][0].tolist(), self._arrays[-1][1].tolist(), strict=True)
-        else:
-            final = self.layers[-1].items()
+        t0 = self._tstart
+        keys, sums = self.tracked_arrays()
+        final = zip(np.asarray(keys).tolist() if self.kernels else keys,
+                    np.asarray(sums).tolist() if self.kernels else sums, strict=True)
         for s, c in final:
+            s <<= t0
             key = (
                 tuple((s >> sh) & m for sh, m in lgetters),
                 tuple(const if const >= 0 else (s >> sh) & m for const, sh, m in getters),

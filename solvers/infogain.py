@@ -23,6 +23,8 @@ from fractions import Fraction
 from itertools import combinations, product
 from math import comb, log2
 
+import numpy as np
+
 from deduce.knowledge import KnowledgeBase
 from solvers._exact_core import DEFAULT_LIMIT, Plan, Problem, problem_from_kb, simplify
 
@@ -179,6 +181,102 @@ def outcomes(
     return Outcomes(weights, mult, total)
 
 
+def _fast_gain(
+    q: Problem,
+    loc: int,
+    cards: Sequence[int],
+    responders: Sequence[int],
+    pref: Mapping[int, set[int]],
+    limit: int,
+) -> float:
+    """:meth:`Outcomes.gain` vectorised over the DP's final tracking keys (float sums of exact
+    counts; the same answer to ~1e-12). ``q`` must already be simplified."""
+    named = list(dict.fromkeys(cards))
+    unknown = tuple(k for k in named if q.dom[k] & (q.dom[k] - 1))
+    return _gain_from_plan(Plan(q, limit, True, track_locs=(loc,), track_cards=unknown), q, loc, cards, responders, pref)
+
+
+def _gain_from_plan(
+    plan: Plan,
+    q: Problem,
+    loc: int,
+    cards: Sequence[int],
+    responders: Sequence[int],
+    pref: Mapping[int, set[int]],
+) -> float:
+    """The gain of the question ``cards`` from a plan tracking ``loc`` and at least every
+    unknown named card (tracking more only refines the envelope patterns: still exact)."""
+    named = list(dict.fromkeys(cards))
+    fixed = {k: q.dom[k].bit_length() - 1 for k in named if q.dom[k] & (q.dom[k] - 1) == 0}
+    unknown = plan.track_cards
+    if plan.total == 0:
+        return 0.0
+    if not plan.kernels:
+        return outcomes(q, loc, cards, responders, pref, plan.limit).gain()
+    keys, counts = plan.tracked_arrays()
+    keys = np.asarray(keys, dtype=np.int64)
+    cnt = np.asarray(counts, dtype=np.float64)
+    layout = plan.track_layout
+    # the envelope pattern: class counts at loc, plus which tracked cards went there
+    lgm = np.zeros(len(keys))
+    gcode = np.zeros(len(keys), dtype=np.int64)
+    top = 0
+    where: dict[int, np.ndarray] = {}
+    for kind, what, members, sh, w in layout:
+        field = (keys >> sh) & ((1 << w) - 1)
+        if kind == "loc":
+            table = np.array([log2(comb(len(members), k)) for k in range(len(members) + 1)] + [0.0] * (1 << w))
+            lgm += table[field]
+            top = max(top, sh + w)
+        else:
+            where[what] = field
+    for j, k in enumerate(unknown):
+        gcode |= (where[k] == loc).astype(np.int64) << (top + j)
+    gcode |= keys & ((1 << top) - 1)
+    groups, inv = np.unique(gcode, return_inverse=True)
+    ng = len(groups)
+    lgm_g = np.zeros(ng)
+    lgm_g[inv] = lgm
+    at = {k: np.full(len(keys), z, dtype=np.int64) for k, z in fixed.items()}
+    at.update(where)
+    open_ = np.ones(len(keys), dtype=bool)
+    answers: list[np.ndarray] = []  # per answer: weights per envelope group
+    for r in responders:
+        held = {k: (at[k] == r) & open_ for k in named}
+        anyheld = np.zeros(len(keys), dtype=bool)
+        for h in held.values():
+            anyheld |= h
+        if not anyheld.any():
+            continue
+        pr = [k for k in named if k in pref.get(r, ())]
+        prefheld = np.zeros(len(keys), dtype=bool)
+        for k in pr:
+            prefheld |= held[k]
+        pool = {k: held[k] & (prefheld if k in pr else ~prefheld) for k in named}
+        size = sum(p.astype(np.float64) for p in pool.values())
+        size[size == 0] = 1.0
+        for k in named:
+            if pool[k].any():
+                answers.append(np.bincount(inv, weights=np.where(pool[k], cnt / size, 0.0), minlength=ng))
+        open_ &= ~anyheld
+    if open_.any():
+        answers.append(np.bincount(inv, weights=np.where(open_, cnt, 0.0), minlength=ng))
+    total = cnt.sum()
+
+    def h(wg: np.ndarray) -> tuple[float, float]:
+        mass = wg.sum()
+        nz = wg > 0
+        p = wg[nz] / mass
+        return mass, float(-(p * (np.log2(p) - lgm_g[nz])).sum())
+
+    _, h0 = h(np.bincount(inv, weights=cnt, minlength=ng))
+    after = 0.0
+    for wg in answers:
+        mass, ha = h(wg)
+        after += mass / total * ha
+    return max(h0 - after, 0.0)
+
+
 def expected_information(
     kb: KnowledgeBase | Problem,
     loc: int,
@@ -216,17 +314,33 @@ def score_questions(
         return {q: 0.0 for q in qs}
     q_simple = simplify(p)
     assert q_simple is not None
-    done: dict[tuple, float] = {}
-    out: dict[tuple[int, ...], float] = {}
+    pref = {z: set(cs) for z, cs in (preferred or {}).items()}
+    # one representative per class: per slot, the first card with each signature; a plan that
+    # tracks a superset of a question's unknown cards serves it too
+    canon: list[dict[tuple, int]] = []
+    for slot in range(max((len(q) for q in qs), default=0)):
+        seen: dict[tuple, int] = {}
+        for q in qs:
+            if slot < len(q):
+                seen.setdefault(sig[q[slot]], q[slot])
+        canon.append(seen)
+    reps: dict[tuple, tuple[int, ...]] = {}
     for q in qs:
         key = tuple(sig[k] for k in q)
-        if key not in done:
-            if all(s[0] == "fixed" for s in key):
-                done[key] = 0.0  # every answer is already known
-            else:
-                done[key] = outcomes(q_simple, loc, q, responders, preferred, limit).gain()
-        out[q] = done[key]
-    return out
+        reps.setdefault(key, tuple(canon[i][s] for i, s in enumerate(key)))
+    free_of = {key: tuple(k for k, s in zip(rep, key, strict=True) if s[0] == "free") for key, rep in reps.items()}
+    plans: dict[frozenset[int], Plan] = {}
+    done: dict[tuple, float] = {}
+    for key in sorted(reps, key=lambda k: -len(free_of[k])):
+        unknown = free_of[key]
+        if not unknown:
+            done[key] = 0.0  # every answer is already known
+            continue
+        plan = next((pl for ks, pl in plans.items() if ks >= set(unknown)), None)
+        if plan is None:
+            plan = plans[frozenset(unknown)] = Plan(q_simple, limit, True, track_locs=(loc,), track_cards=unknown)
+        done[key] = _gain_from_plan(plan, q_simple, loc, reps[key], responders, pref)
+    return {q: done[tuple(sig[k] for k in q)] for q in qs}
 
 
 def joint_sets(
