@@ -231,7 +231,7 @@ class _Words:
         kb = self.kb
         quantity = {Op.EQ: "", Op.LE: "at most ", Op.GE: "at least "}[c.op]
         holder = self.loc(c.loc)
-        verb = "holds" if not self.is_place(c.loc) else "holds"
+        verb = "holds"
         if len(c.cards) == kb.num_cards:
             unit = "card" if c.n == 1 else "cards"
             return f"{holder} {verb} {quantity}{c.n} {unit}"

@@ -221,6 +221,8 @@ def _enable_completion(assistant: ClueAssistant) -> None:
 
     def complete(text: str, state: int) -> str | None:
         options = [w for w in vocabulary() if w.startswith(text.lower())]
+        if len(options) == 1:  # finish the word, so the next one can be typed straight away
+            options = [options[0] + " "]
         return options[state] if state < len(options) else None
 
     readline.set_completer(complete)
