@@ -1,0 +1,232 @@
+"""Clue agent ladder: win rates with 95% CIs, turns to solve and bits per suggestion.
+
+``python -m benchmarks.agents`` plays seeded classic-deck Clue games at 3, 4 and 6 players
+between ``random``, ``notebook``, ``deductive`` and ``infogain``.
+
+- ``--mode pairs`` (default): each rung of the ladder head to head - (infogain, deductive),
+  (deductive, notebook), (notebook, random) - the two agents alternating round the table
+  (A B A ... and B A B ...), every rotation, so both sit in every seat equally often.
+- ``--mode mixed``: lineups drawn from all four that give every agent the same opposition
+  (3 players: every 3-subset; 4: all four; 6: all four plus every pair again), every rotation.
+
+Per (matchup, players, agent) it prints:
+
+- the win rate per seat played with its Wilson 95% interval;
+- turns to solve: the agent's own turns up to its winning accusation, over its wins;
+- bits per own suggestion: the realised fall of the envelope entropy in its own knowledge
+  base (exact counts) from just before its suggestion to just after the answer;
+- the median / max seconds ``infogain`` spent scoring all legal suggestions.
+
+``--seats N`` (default 300) plays enough rounds that each agent fills about N seats per matchup
+and player count; ``--players 3,4,6``, ``--workers`` (processes), ``--quick`` (about 30 seats),
+``--json`` prints the report as JSON. Games end without a winner after 300 turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import agents
+from deduce.games.clue import ENVELOPE, ClueGame, Suggest
+from deduce.play import seeds_for
+from deduce.tournament.stats import wilson
+from solvers.infogain import entropy_bits, joint_sets
+
+__all__ = ["AGENTS", "PAIRS", "lineups", "pair_lineups", "play_one", "run", "summarise", "format_table", "main"]
+
+AGENTS = ("random", "notebook", "deductive", "infogain")
+PAIRS = (("infogain", "deductive"), ("deductive", "notebook"), ("notebook", "random"))
+MAX_TURNS = 300
+
+
+def lineups(players: int, names: Sequence[str] = AGENTS) -> list[tuple[str, ...]]:
+    """Seat lineups that give every agent the same opposition (before rotation)."""
+    if players < len(names):
+        return list(itertools.combinations(names, players))
+    if players == len(names):
+        return [tuple(names)]
+    extra = players - len(names)
+    return [tuple(names) + pair for pair in itertools.combinations(names, extra)]
+
+
+def pair_lineups(players: int, a: str, b: str) -> list[tuple[str, ...]]:
+    """A and B alternating round the table, starting with either."""
+    return [tuple((x, y)[i % 2] for i in range(players)) for x, y in ((a, b), (b, a))]
+
+
+def _envelope_entropy(game: ClueGame, obs: Any) -> float:
+    kb = game.knowledge(obs)
+    got = joint_sets(kb, [kb.loc(ENVELOPE)], max_items=10**7)
+    assert got is not None
+    return entropy_bits(got.values())
+
+
+def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
+    """One game; per seat: won, own turns, realised bits per own suggestion, scoring times."""
+    game = ClueGame(num_players=players, max_turns=MAX_TURNS)
+    deal_seed, *agent_seeds = seeds_for(seed, players + 1)
+    state = game.new_initial_state(deal_seed)
+    team = [agents.get(name, game="clue") for name in seats]
+    for i, a in enumerate(team):
+        a.reset(game, i, agent_seeds[i])
+    turns = [0] * players
+    bits: list[list[float]] = [[] for _ in range(players)]
+    pending: tuple[int, float] | None = None
+    while not state.is_terminal():
+        seat = state.current_player
+        obs = state.observation(seat)
+        if pending is not None and state.phase == "after" and seat == pending[0]:
+            bits[seat].append(pending[1] - _envelope_entropy(game, obs))
+            pending = None
+        action = team[seat].act(obs)
+        if isinstance(action, Suggest):
+            turns[seat] += 1
+            pending = (seat, _envelope_entropy(game, obs))
+        state.apply(action)
+    timings = [t for a in team if a.name == "infogain" for _, t, _ in getattr(a, "scoring_log", [])]
+    return {
+        "players": players,
+        "seats": list(seats),
+        "winner": state.winner,
+        "turns": turns,
+        "bits": bits,
+        "scoring_seconds": timings,
+        "game_turns": state.turns,
+    }
+
+
+def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:
+    return play_one(*args)
+
+
+def run(players_list: Sequence[int], seats_wanted: int, seed: int = 0, workers: int = 2, mode: str = "pairs",
+        progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Play every lineup of every matchup in every rotation, enough rounds for ``seats_wanted``."""
+    jobs = []
+    tags = []
+    matchups = [(f"{a}-{b}", pair_lineups) for a, b in PAIRS] if mode == "pairs" else [("mixed", None)]
+    for mi, (tag, _) in enumerate(matchups):
+        for players in players_list:
+            if mode == "pairs":
+                a, b = PAIRS[mi]
+                ups = pair_lineups(players, a, b)
+            else:
+                ups = lineups(players)
+            per_round = min(sum(lu.count(n) for lu in ups) * players for n in set(ups[0]))
+            rounds = max(1, -(-seats_wanted // per_round))
+            for r in range(rounds):
+                for li, lineup in enumerate(ups):
+                    for shift in range(players):
+                        seats = lineup[shift:] + lineup[:shift]
+                        jobs.append((players, seats, seed * 1_000_003 + mi * 7_919 + players * 10_007 + r * 101 + li * 13 + shift))
+                        tags.append(tag)
+    results = []
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            for i, res in enumerate(pool.map(_job, jobs, chunksize=1)):
+                results.append(res)
+                if progress and i % 20 == 0:
+                    progress(f"{i + 1}/{len(jobs)} games")
+    else:
+        for i, job in enumerate(jobs):
+            results.append(_job(job))
+            if progress and i % 20 == 0:
+                progress(f"{i + 1}/{len(jobs)} games")
+    for res, tag in zip(results, tags, strict=True):
+        res["matchup"] = tag
+    return summarise(results)
+
+
+def summarise(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per (matchup, players, agent): seats, wins, Wilson CI, turns to solve, bits per suggestion."""
+    rows = []
+    timing: dict[int, list[float]] = {}
+    for players in sorted({r["players"] for r in results}):
+        timing[players] = [t for g in results if g["players"] == players for t in g["scoring_seconds"]]
+    for tag, players in sorted({(r.get("matchup", "mixed"), r["players"]) for r in results}, key=lambda x: (x[1], x[0])):
+        games = [r for r in results if r["players"] == players and r.get("matchup", "mixed") == tag]
+        for name in AGENTS:
+            seats = wins = 0
+            solve: list[int] = []
+            bits: list[float] = []
+            for g in games:
+                for i, s in enumerate(g["seats"]):
+                    if s != name:
+                        continue
+                    seats += 1
+                    bits.extend(g["bits"][i])
+                    if g["winner"] == i:
+                        wins += 1
+                        solve.append(g["turns"][i])
+            if not seats:
+                continue
+            lo, hi = wilson(wins, seats)
+            rows.append({
+                "matchup": tag,
+                "players": players,
+                "agent": name,
+                "seats": seats,
+                "wins": wins,
+                "win_rate": wins / seats,
+                "ci95": [lo, hi],
+                "turns_to_solve": statistics.mean(solve) if solve else None,
+                "bits_per_suggestion": statistics.mean(bits) if bits else None,
+                "suggestions": len(bits),
+            })
+    no_winner = {p: sum(1 for r in results if r["players"] == p and r["winner"] is None) for p in timing}
+    scoring = {
+        p: {"moves": len(ts), "median_ms": 1000 * statistics.median(ts) if ts else None,
+            "max_ms": 1000 * max(ts) if ts else None}
+        for p, ts in timing.items()
+    }
+    return {"games": len(results), "rows": rows, "no_winner": no_winner, "infogain_scoring": scoring}
+
+
+def _f(v: float | None, spec: str) -> str:
+    return "—" if v is None else format(v, spec)
+
+
+def format_table(report: dict[str, Any]) -> str:
+    head = f"{'matchup':20} {'players':>7} {'agent':10} {'seats':>6} {'wins':>5} {'win rate':>8} {'95% CI':>15} {'turns to solve':>14} {'bits/sugg':>9}"
+    lines = [f"{report['games']} games", head, "-" * len(head)]
+    for r in report["rows"]:
+        ci = f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+        lines.append(
+            f"{r['matchup']:20} {r['players']:>7} {r['agent']:10} {r['seats']:>6} {r['wins']:>5} {r['win_rate']:>8.3f} {ci:>15} "
+            f"{_f(r['turns_to_solve'], '.1f'):>14} {_f(r['bits_per_suggestion'], '.3f'):>9}"
+        )
+    lines.append("")
+    for p, s in report["infogain_scoring"].items():
+        lines.append(
+            f"{p} players: infogain scored all suggestions {s['moves']} times: median {_f(s['median_ms'], '.1f')} ms, "
+            f"max {_f(s['max_ms'], '.1f')} ms; games without a winner: {report['no_winner'][p]}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.agents", description=__doc__.split("\n")[0])
+    parser.add_argument("--seats", type=int, default=300, help="seats per agent, matchup and player count")
+    parser.add_argument("--mode", choices=("pairs", "mixed"), default="pairs")
+    parser.add_argument("--players", default="3,4,6")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="one round per lineup")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    seats = 30 if args.quick else args.seats
+    players = [int(p) for p in args.players.split(",") if p]
+    report = run(players, seats, args.seed, args.workers, args.mode, progress=lambda m: print(m, file=sys.stderr))
+    out(json.dumps(report, indent=2) if args.json else format_table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
