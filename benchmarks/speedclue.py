@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import tempfile
 import time
@@ -59,17 +60,26 @@ def agree(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> tuple[b
     return strict, swaps
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the bot processes, once the
+    server has waited for them): unlike wall time, not inflated by other work on the machine."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def run(agents: Sequence[str], games: int, players: int, seed: int, time_limit: float, root: Path) -> dict[str, Any]:
     """Play the three ways and return every number the report prints."""
     out: dict[str, Any] = {"agents": list(agents), "games": games, "players": players, "seed": seed}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     inproc = Tournament("clue", list(agents), games=games, seed=seed, players=players, config=PROTOCOL_CONFIG,
                         backend="serial", out=root / "in-process", progress=False).run()
     seconds = time.perf_counter() - start
-    out["in-process"] = {"rates": _rates(inproc), "seconds": seconds, "games_per_second": games / seconds}
+    out["in-process"] = {"rates": _rates(inproc), "seconds": seconds, "games_per_second": games / seconds,
+                         "cpu_seconds": _cpu() - cpu}
 
     bots = [f"{a}={sys.executable} -m deduce speedclue --agent {a}" for a in agents]
     for way, entrants in (("protocol", bots), ("builtin", [f"builtin:{a}" for a in agents])):
+        cpu = _cpu()
         session = SpeedClueServer(entrants, players, games, seed=seed, time_limit=time_limit,
                                   out=root / way, connect_timeout=60.0).run()
         out[way] = {
@@ -80,6 +90,7 @@ def run(agents: Sequence[str], games: int, players: int, seed: int, time_limit: 
             "timing": session.timing,
             "disqualified": session.disqualified,
             "forfeits": int(session.results.games["forfeit"].sum()),
+            "cpu_seconds": _cpu() - cpu,
         }
     for way in ("protocol", "builtin"):
         strict, swaps = agree(out["in-process"]["rates"], out[way]["rates"])
@@ -122,10 +133,12 @@ def report(data: dict[str, Any]) -> str:
         extra = f" (swaps: {', '.join(d['swaps'])})" if d["swaps"] else ""
         lines.append(f"- {way} vs in process: {verdict}{extra}; forfeits {d['forfeits']}, "
                      f"disqualified {d['disqualified'] or 'none'}")
-    lines += ["", "| way | games/s | wall s |", "|---|---|---|"]
+    lines += ["", "| way | games/s (games only) | wall s (start-up included) | CPU ms/game (bots included) |",
+              "|---|---|---|---|"]
     for way in ways:
         d = data[way]
-        lines.append(f"| {way} | {d['games_per_second']:.2f} | {d['seconds']:.1f} |")
+        lines.append(f"| {way} | {d['games_per_second']:.2f} | {d['seconds']:.1f} | "
+                     f"{1000 * d['cpu_seconds'] / data['games']:.0f} |")
     t = data["protocol"]["timing"]
     lines += ["", "Reply times measured by the server (ms): count, median, p95, mean", ""]
     for key, label in (("socket_ok_ms", "ok over a socket (round trip)"), ("socket_decision_ms", "decision over a socket"),

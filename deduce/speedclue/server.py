@@ -142,7 +142,7 @@ def _distinct_labels(bots: Sequence[BotSpec]) -> list[BotSpec]:
 
 # -- seats ----------------------------------------------------------------------------------------
 class _Seat:
-    """One player's line: ``post`` a message, later ``reply_text`` with its arrival time."""
+    """One player's line: ``post`` a message, then ``collect`` the reply and the time it took."""
 
     bot: BotSpec
     name: str
@@ -502,7 +502,7 @@ class SpeedClueServer:
                 listener.bind(("127.0.0.1", 0))
                 listener.listen(64)
                 port = listener.getsockname()[1]
-                instances = self._launch(port, log, stderr_files)
+                self._launch(port, log, stderr_files, instances)
                 self._accept(listener, instances, log)
                 game_start = time.monotonic()
                 for index, spec in enumerate(todo):
@@ -594,17 +594,21 @@ class SpeedClueServer:
                 need[label] = max(need.get(label, 0), seats.count(label))
         return need
 
-    def _launch(self, port: int, log: MessageLog | None, stderr_files: list[IO[bytes]]) -> dict[str, list[_Instance]]:
+    def _launch(self, port: int, log: MessageLog | None, stderr_files: list[IO[bytes]],
+                instances: dict[str, list[_Instance]]) -> None:
+        """Start every socket bot (filling ``instances`` as it goes, so a failure midway still
+        lets ``run`` stop what was started)."""
         copies = self._copies()
-        instances: dict[str, list[_Instance]] = {}
         for bot in self.bots:
             if bot.local or bot.label not in copies:
                 instances[bot.label] = []
                 continue
-            group = []
+            group: list[_Instance] = []
+            instances[bot.label] = group
             for k in range(copies[bot.label]):
                 ident = re.sub(r"[^A-Za-z0-9_.-]", "_", bot.label) + f".{k}"
                 inst = _Instance(bot, ident)
+                group.append(inst)
                 if bot.kind == "thread":
                     player = SpeedClueBot(bot.agent, time_limit=self.time_limit)
                     inst.thread = threading.Thread(
@@ -622,9 +626,6 @@ class SpeedClueServer:
                             stdout=subprocess.DEVNULL, stderr=err)
                     except OSError as exc:
                         self.disqualified[bot.label] = f"no_connection: cannot start {bot.name!r}: {exc}"
-                group.append(inst)
-            instances[bot.label] = group
-        return instances
 
     def _accept(self, listener: socket.socket, instances: dict[str, list[_Instance]], log: MessageLog | None) -> None:
         """Wait for every bot's ``IDENTIFIER alive``; a bot that never says it is out."""
