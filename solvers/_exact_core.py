@@ -17,6 +17,9 @@ Pipeline (each step exists because it shrinks the work, never changes the answer
    the lower-bound look-ahead) plus one bit per open clause / not-all constraint.
 4. :class:`Plan` keeps the forward layers; a backward pass yields per-cell tallies
    (forward-backward) and completion counts that drive exactly uniform sampling.
+5. Optionally the state also carries *tracking* fields that no constraint ever resets: how
+   many cards of each class went to a tracked location, and where a tracked card went, so
+   the final layer holds joint counts of those outcomes (:meth:`Plan.tracked`).
 
 All arithmetic on counts is exact Python ints.
 """
@@ -331,7 +334,14 @@ class Tracked:
 
 
 class Plan:
-    """A compiled counting problem: ``total`` now, tallies and samples on demand."""
+    """A compiled counting problem: ``total`` now, tallies and samples on demand.
+
+    ``track_locs`` / ``track_cards`` make the final DP states remember, per class, how many
+    of its cards went to each tracked location, and where each tracked card went (tracked
+    cards become classes of their own, placed last so fewer states carry them; locations a
+    tracked card may take are never merged). :meth:`tracked` and :meth:`tracked_arrays` read
+    the joint counts back: one pass gives what would otherwise take one count per outcome.
+    """
 
     def __init__(
         self,
