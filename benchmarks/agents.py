@@ -19,7 +19,9 @@ Per (matchup, players, agent) it prints:
 
 ``--seats N`` (default 300) plays enough rounds that each agent fills about N seats per matchup
 and player count; ``--players 3,4,6``, ``--workers`` (processes), ``--quick`` (about 30 seats),
-``--json`` prints the report as JSON. Games end without a winner after 300 turns.
+``--json`` prints the report as JSON, ``--log FILE`` appends each game as a JSON line as it
+ends and ``--summarise FILE`` prints the table of such a file. Games end without a winner
+after 300 turns.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:
 
 
 def run(players_list: Sequence[int], seats_wanted: int, seed: int = 0, workers: int = 2, mode: str = "pairs",
-        progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+        progress: Callable[[str], Any] | None = None, log: str | None = None) -> dict[str, Any]:
     """Play every lineup of every matchup in every rotation, enough rounds for ``seats_wanted``."""
     jobs = []
     tags = []
@@ -128,19 +130,22 @@ def run(players_list: Sequence[int], seats_wanted: int, seed: int = 0, workers: 
                         jobs.append((players, seats, seed * 1_000_003 + mi * 7_919 + players * 10_007 + r * 101 + li * 13 + shift))
                         tags.append(tag)
     results = []
-    if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            for i, res in enumerate(pool.map(_job, jobs, chunksize=1)):
-                results.append(res)
-                if progress and i % 20 == 0:
-                    progress(f"{i + 1}/{len(jobs)} games")
-    else:
-        for i, job in enumerate(jobs):
-            results.append(_job(job))
+    sink = open(log, "a") if log else None  # noqa: SIM115 - one line per game as it ends
+    try:
+        games = (
+            ProcessPoolExecutor(workers).map(_job, jobs, chunksize=1) if workers > 1 else map(_job, jobs)
+        )
+        for i, (res, tag) in enumerate(zip(games, tags, strict=True)):
+            res["matchup"] = tag
+            results.append(res)
+            if sink:
+                sink.write(json.dumps(res) + "\n")
+                sink.flush()
             if progress and i % 20 == 0:
                 progress(f"{i + 1}/{len(jobs)} games")
-    for res, tag in zip(results, tags, strict=True):
-        res["matchup"] = tag
+    finally:
+        if sink:
+            sink.close()
     return summarise(results)
 
 
@@ -220,10 +225,18 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="one round per lineup")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--log", metavar="FILE", help="append every game as a JSON line as it ends")
+    parser.add_argument("--summarise", metavar="FILE", help="only print the table of a --log file")
     args = parser.parse_args(argv)
+    if args.summarise:
+        with open(args.summarise) as fh:
+            report = summarise([json.loads(line) for line in fh if line.strip()])
+        out(json.dumps(report, indent=2) if args.json else format_table(report))
+        return 0
     seats = 30 if args.quick else args.seats
     players = [int(p) for p in args.players.split(",") if p]
-    report = run(players, seats, args.seed, args.workers, args.mode, progress=lambda m: print(m, file=sys.stderr))
+    report = run(players, seats, args.seed, args.workers, args.mode, progress=lambda m: print(m, file=sys.stderr),
+                 log=args.log)
     out(json.dumps(report, indent=2) if args.json else format_table(report))
     return 0
 
