@@ -189,7 +189,7 @@ class _Sleepy(Agent):
     name = "sleepy"
 
     def act(self, observation):
-        time.sleep(1.0)
+        time.sleep(2.0)
         return observation.legal_actions[0]
 
 
@@ -215,39 +215,43 @@ class _Anytime(Agent):
     deadline: float | None = None
 
     def act(self, observation):
-        while self.deadline is not None and time.monotonic() < self.deadline - 0.05:
+        while self.deadline is not None and time.monotonic() < self.deadline - 0.2:
             time.sleep(0.01)
         return observation.legal_actions[-1]
 
 
-agents.register("anytime", _Anytime, game="clue")
-agents.register("sleepy", _Sleepy, game="clue")
-agents.register("stubborn", _Stubborn, game="clue")
+@pytest.fixture
+def misbehaving_agents(monkeypatch):
+    """The misbehaving agents, registered for Clue only while a test runs."""
+    import agents.registry
+
+    for cls in (_Anytime, _Sleepy, _Stubborn):
+        monkeypatch.setitem(agents.registry._EXTRA, (cls.name, "clue"), cls)
 
 
-def test_a_late_agent_is_answered_for_in_time():
-    bot = SpeedClueBot("sleepy", time_limit=0.5)
+def test_a_late_agent_is_answered_for_in_time(misbehaving_agents):
+    bot = SpeedClueBot("sleepy", time_limit=1.0)
     assert bot.handle("reset 3 1 Gr Ca Ba Bi Co Di") == "ok"
     start = time.monotonic()
     reply = bot.handle("suggest")
-    assert time.monotonic() - start < 0.45
+    assert time.monotonic() - start < 0.9
     assert isinstance(parse_reply(reply, SuggestRequest()), SuggestReply)
     # still thinking: the next decision is the fallback too, at once
     reply = bot.handle("disprove 2 Gr Kn Ba")
     assert reply in ("show Gr", "show Ba") and bot.stats["late"] == 2
 
 
-def test_an_agent_with_a_deadline_answers_itself_in_time():
-    bot = SpeedClueBot("anytime", time_limit=0.6)
+def test_an_agent_with_a_deadline_answers_itself_in_time(misbehaving_agents):
+    bot = SpeedClueBot("anytime", time_limit=2.0)
     bot.handle("reset 3 0 Gr Ca Ba Bi Co Di")
     start = time.monotonic()
     reply = bot.handle("suggest")
-    assert 0.2 < time.monotonic() - start < 0.3  # it used its budget (half the limit), no more
+    assert 0.7 < time.monotonic() - start < 1.5  # it used its budget (half the limit), no more
     assert reply.startswith("suggest ")  # its choice (an accusation, deferred: suggest it first)
     assert bot.stats["late"] == 0 and bot.stats["disallowed"] == 0
 
 
-def test_disallowed_or_crashing_answers_are_replaced():
+def test_disallowed_or_crashing_answers_are_replaced(misbehaving_agents):
     bot = SpeedClueBot("stubborn", time_limit=2.0)
     bot.handle("reset 3 0 Gr Ca Ba Bi Co Di")
     first = bot.handle("suggest")
