@@ -160,7 +160,11 @@ class State(abc.ABC):
             raise IllegalAction(f"{action!r}: the game is over")
         legal = self.legal_actions()
         if action not in legal:
-            raise IllegalAction(self.explain_illegal(action))
+            try:
+                reason = self.explain_illegal(action)
+            except Exception:  # a malformed action (wrong field types) still gets a clear error
+                reason = f"{action!r} is not a legal action for player {self.current_player} now"
+            raise IllegalAction(reason)
         events = self._apply(action)
         self._events.extend(events)
         return events

@@ -174,10 +174,14 @@ class _Reader:
         if not isinstance(raw_events, list):
             raise self.fail("'events' must be a list")
         out: list[Event] = []
+        self.eliminated: dict[int, int] = {}  # player -> event index of its wrong accusation
+        self.ended: int | None = None
         for i, raw in enumerate(raw_events):
             self.index, self.raw = i, raw
             if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
                 raise self.fail("an event must be an object with a 'type'")
+            if self.ended is not None and raw["type"] in ("suggestion", "accusation"):
+                raise self.fail(f"the game ended with the correct accusation of event {self.ended}")
             out.append(self.event(raw, seat, hand_sizes))
         self.index = None
         return out
@@ -207,7 +211,7 @@ class _Reader:
             return Dealt(player, tuple(sorted(cards)))
         if kind == "suggestion":
             self._keys(raw, {"by", "cards", "refuted_by"}, {"shown"})
-            by = self.player(raw["by"], "by")
+            by = self._active(raw["by"])
             cards = self.triple(raw["cards"], "cards")
             refuters = self._refuters(raw["refuted_by"], by)
             shown = self._shown(raw.get("shown"), refuters, by, seat, cards)
@@ -222,13 +226,29 @@ class _Reader:
             self._keys(raw, {"by", "cards", "correct"})
             if not isinstance(raw["correct"], bool):
                 raise self.fail("'correct' must be true or false")
-            return Accusation(self.player(raw["by"], "by"), self.triple(raw["cards"], "cards"), raw["correct"])
+            by = self._active(raw["by"])
+            accusation = Accusation(by, self.triple(raw["cards"], "cards"), raw["correct"])
+            if raw["correct"]:
+                self.ended = self.index
+            else:
+                self.eliminated[by] = self.index  # type: ignore[assignment]
+            return accusation
         if kind in ("card_at", "card_not_at"):
             self._keys(raw, {"card", "at"})
             card = self.card(raw["card"], "card")
             loc = self.location(raw["at"], "at")
             return CardAt(card, loc) if kind == "card_at" else CardNotAt(card, loc)
         raise self.fail(f"unknown event type {kind!r}; expected hand, suggestion, accusation, card_at or card_not_at")
+
+    def _active(self, name: object) -> int:
+        """A player who may still take a turn: an eliminated player only refutes."""
+        player = self.player(name, "by")
+        if player in self.eliminated:
+            raise self.fail(
+                f"{self.game.config.names[player]} was eliminated by a wrong accusation at event "
+                f"{self.eliminated[player]} and takes no more turns"
+            )
+        return player
 
     def _refuters(self, raw: object, by: int) -> tuple[int, ...]:
         if raw is None:

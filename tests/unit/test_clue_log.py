@@ -80,12 +80,16 @@ def test_export_and_read_back_give_the_same_knowledge():
 @pytest.mark.parametrize(
     "event, message",
     [
-        ({"type": "suggestion", "by": "bob", "cards": ["Hall", "Rope", "Lounge"], "refuted_by": None}, "two room cards"),
-        ({"type": "suggestion", "by": "bob", "cards": ["Mr. Green", "Rope"], "refuted_by": None}, "three cards"),
+        ({"type": "suggestion", "by": "cy", "cards": ["Hall", "Rope", "Lounge"], "refuted_by": None}, "two room cards"),
+        ({"type": "suggestion", "by": "cy", "cards": ["Mr. Green", "Rope"], "refuted_by": None}, "three cards"),
         ({"type": "suggestion", "by": "dan", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": None}, "unknown player 'dan'"),
-        ({"type": "suggestion", "by": "bob", "cards": ["Mr. Grene", "Rope", "Hall"], "refuted_by": None}, "unknown card 'Mr. Grene'"),
-        ({"type": "suggestion", "by": "bob", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": "bob"}, "its own suggestion"),
-        ({"type": "suggestion", "by": "bob", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": "cy", "shown": "Rope"}, "neither"),
+        ({"type": "suggestion", "by": "cy", "cards": ["Mr. Grene", "Rope", "Hall"], "refuted_by": None}, "unknown card 'Mr. Grene'"),
+        ({"type": "suggestion", "by": "cy", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": "cy"}, "its own suggestion"),
+        ({"type": "suggestion", "by": "cy", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": "bob", "shown": "Rope"}, "neither"),
+        ({"type": "suggestion", "by": "bob", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": "cy"}, "eliminated by a wrong accusation at event 4"),
+        ({"type": "accusation", "by": "bob", "cards": ["Mr. Green", "Rope", "Hall"], "correct": False}, "takes no more turns"),
+        ({"type": "suggestion", "by": "cy", "cards": [1, "Rope", "Hall"], "refuted_by": None}, "must be a card name"),
+        ({"type": "hand", "player": "cy", "cards": "Rope"}, "must be a list"),
         ({"type": "suggestion", "by": "ann", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": "cy", "shown": "Knife"}, "not one of the named"),
         ({"type": "hand", "player": "bob", "cards": ["Wrench"]}, "holds 6 cards"),
         ({"type": "accusation", "by": "bob", "cards": ["Mr. Green", "Rope", "Hall"], "correct": "yes"}, "true or false"),
@@ -102,6 +106,22 @@ def test_bad_events_name_the_event(event, message):
     text = str(info.value)
     assert text.startswith(f"event {len(LOG['events'])} (") and message in text
     assert info.value.index == len(LOG["events"])
+
+
+def test_no_turns_after_the_game_ended():
+    log = with_events(
+        {"type": "accusation", "by": "cy", "cards": ["Mr. Green", "Rope", "Hall"], "correct": True},
+        {"type": "suggestion", "by": "ann", "cards": ["Mr. Green", "Rope", "Hall"], "refuted_by": None},
+    )
+    with pytest.raises(LogError, match="event 7 .*ended with the correct accusation of event 6"):
+        load_log(log, check=False)
+
+
+def test_duplicate_card_names_in_a_custom_deck():
+    log = copy.deepcopy(LOG)
+    log["deck"] = {"suspect": ["A", "A", "B"], "weapon": ["W", "V"], "room": ["R", "S"]}
+    with pytest.raises(LogError, match="duplicate card name"):
+        load_log(log)
 
 
 def test_contradiction_names_the_earlier_event():
