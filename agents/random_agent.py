@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from deduce.games.base import Action, Observation
 from agents.base import Agent
+from deduce.games.base import Action, Observation
 
 __all__ = ["RandomAgent"]
 

@@ -12,8 +12,8 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
-from deduce.errors import UnknownName
 from agents.base import Agent
+from deduce.errors import UnknownName
 
 __all__ = ["get", "register", "available"]
 

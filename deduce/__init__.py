@@ -6,7 +6,17 @@ the ``agents`` package plays.
 """
 
 from deduce.cards import Card, Deck
-from deduce.constraints import At, AtLeastOne, Constraint, Count, CountEver, NotAll, NotAt, Op, Transfer
+from deduce.constraints import (
+    At,
+    AtLeastOne,
+    Constraint,
+    Count,
+    CountEver,
+    NotAll,
+    NotAt,
+    Op,
+    Transfer,
+)
 from deduce.errors import (
     Contradiction,
     DeduceError,

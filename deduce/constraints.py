@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import ClassVar
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
 World = Sequence[Sequence[int]]
 
 
-class Op(str, Enum):
+class Op(StrEnum):
     """Comparison of a :class:`Count`."""
 
     EQ = "=="

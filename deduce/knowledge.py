@@ -277,7 +277,7 @@ class KnowledgeBase:
             "locations": list(self.locations),
             "epochs": self.epochs,
             "constraints": [
-                _constraint_to_json(self, c, s) for c, s in zip(self._constraints, self._sources)
+                _constraint_to_json(self, c, s) for c, s in zip(self._constraints, self._sources, strict=True)
             ],
         }
 

@@ -67,7 +67,7 @@ class CspSolver(EnumeratingSolver):
                     continue
                 problem.addConstraint(
                     pc.FunctionConstraint(
-                        lambda *vals, locs=tuple(locs): not all(v == z for v, z in zip(vals, locs))
+                        lambda *vals, locs=tuple(locs): not all(v == z for v, z in zip(vals, locs, strict=True))
                     ),
                     cards,
                 )

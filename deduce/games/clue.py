@@ -198,7 +198,7 @@ class Suggestion(Event):
     def view(self, player: int | None) -> Event | None:
         if player == self.by:
             return self
-        shown = tuple(s if player == r else None for r, s in zip(self.refuters, self.shown))
+        shown = tuple(s if player == r else None for r, s in zip(self.refuters, self.shown, strict=True))
         return Suggestion(self.by, self.cards, self.passed, self.refuters, shown)
 
 
@@ -336,7 +336,7 @@ class ClueGame(Game[ClueConfig]):
             return [At(c, kb.loc(EXTRA)) for c in event.cards]
         if isinstance(event, Suggestion):
             out: list[Constraint] = [NotAt(c, p) for p in event.passed for c in event.cards]
-            for refuter, shown in zip(event.refuters, event.shown):
+            for refuter, shown in zip(event.refuters, event.shown, strict=True):
                 out.append(At(shown, refuter) if shown is not None else AtLeastOne(event.cards, refuter))
             return out
         if isinstance(event, Accusation):

@@ -274,7 +274,7 @@ class _Reader:
         if len(names) != len(refuters):
             raise self.fail("'shown' must give one card (or null) per refuter")
         out: list[int | None] = []
-        for refuter, name in zip(refuters, names):
+        for refuter, name in zip(refuters, names, strict=True):
             if name is None:
                 out.append(None)
                 continue

@@ -27,7 +27,7 @@ def test_json_output_is_exact_and_complete(capsys, solver):
     assert isinstance(data["worlds"], int) and data["worlds"] > 0
     probs = data["probabilities"]
     assert len(probs) == 21
-    for card, row in probs.items():
+    for _card, row in probs.items():
         assert set(row) == {"ann", "bob", "cy", "envelope"}
         assert abs(sum(row.values()) - 1) < 1e-9
     assert probs["Lounge"]["cy"] == 1.0 and probs["Rope"]["ann"] == 1.0

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
-from deduce.games.clue import Accuse, ClueGame, ClueState, Show, Suggest, Suggestion, ViewExtra
+from deduce.games.clue import Accuse, ClueGame, ClueState, Show, Suggestion, ViewExtra
 
 SMALL = dict(suspects=("S1", "S2", "S3"), weapons=("W1", "W2", "W3"), rooms=("R1", "R2", "R3"))
 
@@ -82,7 +82,6 @@ def test_hand_size_counting_is_used():
     events.append({"type": "card_not_at", "card": keep[0], "at": "bob"})
     kb = load_log({"game": "clue", "players": ["ann", "bob", "cy"], "events": events})
     possible = solvers.get("cpsat").possible(kb)
-    bob = kb.loc("bob")
     for name in keep[1:]:
         assert possible[kb.card(name)].tolist() == [False, True, False, False]
 
