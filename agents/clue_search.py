@@ -1,0 +1,403 @@
+"""Clue agents that play to win, not just to learn (tracker issue 13, first increment).
+
+``lookahead`` picks the suggestion that maximises its estimated probability of winning the
+race, from the exact posterior over envelopes:
+
+- for each legal suggestion it computes, exactly, the distribution of the answer (who shows,
+  which card) and for each answer the posterior's best accusation chance ``p_top`` and
+  entropy ``H``; the value of an answer is ``max(p_top, C(H))`` - gamble on the spot, or go on;
+- ``C(H)`` is the chance that no opponent solves before this agent does, from an opponent
+  model: determinisations drawn exactly uniformly from this agent's knowledge base
+  (``solvers.exact``), in each of which every opponent's own knowledge base is rebuilt from
+  what it was shown and asked, giving its envelope entropy ``H_j``; an opponent solves on a
+  given lap with probability ``q_j = 2 ** (-H_j / rate)``, and this agent needs
+  ``max(1, H / rate)`` more laps, so ``C(H) = prod_j (1 - q_j) ** max(1, H / rate)``;
+- after its suggestion it accuses (a *gamble*, when not certain) if the best accusation
+  chance beats ``C(H)``; before accusing it looks at the face-down leftover pile whenever the
+  rules allow (an accusation follows anyway, so looking is free information);
+- it refutes leaking least: a card that suggester has already seen from it, otherwise the card
+  whose revelation lowers the suggester's envelope entropy least (in a knowledge base of what
+  that suggester is known to know); and with probability ``bluff`` it names one of its own
+  cards in its suggestion to blur what others learn from it.
+
+Every choice is made within ``deadline`` seconds (suggestions are scored best-first by exact
+information gain, and scoring stops at the deadline with the best so far).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from math import log2
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from deduce.constraints import At, AtLeastOne, Constraint, NotAt
+from deduce.games.base import Action, Observation
+from deduce.games.clue import (
+    ENVELOPE,
+    EXTRA,
+    Accusation,
+    Accuse,
+    CardAt,
+    CardNotAt,
+    ClueGame,
+    ClueObservation,
+    EndTurn,
+    ExtraRevealed,
+    Show,
+    Suggest,
+    Suggestion,
+    ViewExtra,
+)
+from deduce.knowledge import KnowledgeBase
+
+__all__ = [
+    "LookaheadAgent",
+    "AGENTS",
+    "grouped_entropy",
+    "answer_values",
+    "opponent_view",
+    "suggester_view",
+    "shown_by_me",
+]
+
+REFUTE_POLICIES = ("leak-least", "repeat-random", "random")
+
+
+def grouped_entropy(weights: dict[tuple, int], mult: dict[tuple, int]) -> float:
+    """Entropy (bits) of a distribution given as groups of ``mult[g]`` equally likely sets."""
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    lt = log2(total)
+    return -sum(w / total * (log2(w) - lt - log2(mult[g])) for g, w in weights.items() if w)
+
+
+def answer_values(
+    kb: KnowledgeBase, env: int, cards: Sequence[int], responders: Sequence[int],
+    preferred: dict[int, set[int]], limit: int,
+) -> list[tuple[float, float, float]]:
+    """Per possible answer to suggesting ``cards``: (probability, best accusation chance,
+    envelope entropy after it), all from exact counts."""
+    from solvers.infogain import outcomes
+
+    o = outcomes(kb, env, cards, responders, preferred, limit)
+    out = []
+    for w in o.weights.values():
+        mass = sum(w.values())
+        if not mass:
+            continue
+        top = max(v / o.multiplicity[g] for g, v in w.items()) / mass
+        out.append((mass / o.total, top, grouped_entropy(w, o.multiplicity)))
+    return out
+
+
+def shown_by_me(obs: ClueObservation, asker: int) -> set[int]:
+    """Cards this observer has already shown ``asker``."""
+    out: set[int] = set()
+    for e in obs.events:
+        if isinstance(e, Suggestion) and e.by == asker:
+            for r, s in zip(e.refuters, e.shown, strict=True):
+                if r == obs.player and s is not None:
+                    out.add(s)
+    return out
+
+
+def _shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:
+    out: dict[int, set[int]] = {}
+    for e in obs.events:
+        if isinstance(e, Suggestion) and e.by == asker:
+            for r, s in zip(e.refuters, e.shown, strict=True):
+                if s is not None:
+                    out.setdefault(r, set()).add(s)
+    return out
+
+
+def _public(game: ClueGame, kb: KnowledgeBase, e: Any) -> list[Constraint]:
+    """Constraints of a public event (accusations, a revealed pile, log facts)."""
+    if isinstance(e, Accusation | ExtraRevealed | CardAt | CardNotAt):
+        return game.event_constraints(kb, e)
+    return []
+
+
+def opponent_view(
+    game: ClueGame, obs: ClueObservation, who: int, world: np.ndarray, rng: np.random.Generator,
+) -> KnowledgeBase:
+    """Opponent ``who``'s knowledge base if ``world`` (card -> location) is the truth: its hand,
+    the cards shown to it (a refuter holding several named cards picks uniformly, unless this
+    observer saw the card), the public passes, refutations and accusations."""
+    kb = game.base_knowledge(obs.hand_sizes, obs.extra_size)
+    cs: list[Constraint] = [At(int(c), who) for c in np.flatnonzero(world == who)]
+    for e in obs.events:
+        if isinstance(e, Suggestion):
+            cs += [NotAt(c, p) for p in e.passed for c in e.cards]
+            for r, s in zip(e.refuters, e.shown, strict=True):
+                if who in (e.by, r):
+                    if s is None:
+                        held = [c for c in e.cards if world[c] == r]
+                        s = held[int(rng.integers(len(held)))] if held else None
+                    cs.append(At(s, r) if s is not None else AtLeastOne(e.cards, r))
+                else:
+                    cs.append(AtLeastOne(e.cards, r))
+        else:
+            cs += _public(game, kb, e)
+    kb.extend(cs, source="opponent view", check=False)
+    return kb
+
+
+def suggester_view(game: ClueGame, obs: ClueObservation, asker: int) -> KnowledgeBase:
+    """What ``asker`` is known (to this observer) to know, without ``asker``'s own hand:
+    public passes and refutations, and the cards that passed between it and this observer."""
+    me = obs.player
+    kb = game.base_knowledge(obs.hand_sizes, obs.extra_size)
+    cs: list[Constraint] = []
+    for e in obs.events:
+        if isinstance(e, Suggestion):
+            cs += [NotAt(c, p) for p in e.passed for c in e.cards]
+            for r, s in zip(e.refuters, e.shown, strict=True):
+                known = s is not None and {e.by, r} == {asker, me}
+                cs.append(At(s, r) if known and s is not None else AtLeastOne(e.cards, r))
+        else:
+            cs += _public(game, kb, e)
+    kb.extend(cs, source="suggester view", check=False)
+    return kb
+
+
+def _envelope_counts(kb: KnowledgeBase, limit: int) -> dict[tuple[int, ...], int]:
+    from solvers.infogain import joint_sets
+
+    got = joint_sets(kb, [kb.loc(ENVELOPE)], limit, max_items=10**7)
+    assert got is not None
+    return {k[0]: v for k, v in got.items()}
+
+
+def _entropy(counts: Iterable[int]) -> float:
+    from solvers.infogain import entropy_bits
+
+    return entropy_bits(counts)
+
+
+class LookaheadAgent(Agent):
+    """Maximises the estimated probability of winning the race (see the module docstring).
+
+    Parameters: ``deadline`` seconds per move; ``rate`` bits an agent learns per lap in the
+    race model; ``samples`` determinisations for the opponent model (0: opponents ignored,
+    ``C = 1``); ``gamble`` (False: accuse only when certain); ``view_extra`` (look at the
+    leftover pile before every accusation); ``refute`` one of ``leak-least``,
+    ``repeat-random`` (RULES.md default) or ``random``; ``bluff`` the chance per turn of
+    naming one of its own cards; ``objective`` ``win`` (race value) or ``info`` (plain
+    expected information, for ablations).
+    """
+
+    name = "lookahead"
+
+    def __init__(
+        self,
+        deadline: float = 1.0,
+        rate: float = 1.5,
+        samples: int = 4,
+        gamble: bool = True,
+        view_extra: bool = True,
+        refute: str = "leak-least",
+        bluff: float = 0.0,
+        objective: str = "win",
+        limit: int | None = None,
+        **params: Any,
+    ) -> None:
+        super().__init__(
+            deadline=deadline, rate=rate, samples=samples, gamble=gamble, view_extra=view_extra,
+            refute=refute, bluff=bluff, objective=objective, limit=limit, **params,
+        )
+        from solvers._exact_core import DEFAULT_LIMIT
+
+        if refute not in REFUTE_POLICIES:
+            raise ValueError(f"refute must be one of {REFUTE_POLICIES}, not {refute!r}")
+        if objective not in ("win", "info"):
+            raise ValueError(f"objective must be 'win' or 'info', not {objective!r}")
+        self.deadline = float(deadline)
+        self.rate = float(rate)
+        self.samples = int(samples)
+        self.gamble = bool(gamble)
+        self.view_extra = bool(view_extra)
+        self.refute = refute
+        self.bluff = float(bluff)
+        self.objective = objective
+        self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
+        self._solver: Any = None
+        self._threat: tuple[int, dict[int, float]] | None = None
+        #: per decision: (turn, kind, seconds)
+        self.timing: list[tuple[int, str, float]] = []
+        #: (turn, best accusation chance) of every accusation made while not certain
+        self.gambles: list[tuple[int, float]] = []
+
+    def reset(self, game: Any, player: int, seed: Any = None) -> None:
+        super().reset(game, player, seed)
+        self._threat = None
+        self.timing = []
+        self.gambles = []
+
+    # -- the race model ------------------------------------------------------------------------
+    def threat(self, obs: ClueObservation, stop: float) -> dict[int, float]:
+        """Per live opponent, the estimated chance it solves on its next turn (cached per
+        observation length; determinisations stop at ``stop`` on ``perf_counter``)."""
+        key = len(obs.events)
+        if self._threat is not None and self._threat[0] == key:
+            return self._threat[1]
+        me = obs.player
+        live = [j for j in range(obs.num_players) if j != me and j not in obs.eliminated]
+        out = {j: 0.0 for j in live}
+        if self.samples > 0 and live:
+            if self._solver is None:
+                from solvers.exact import ExactSolver
+
+                self._solver = ExactSolver(limit=self.limit)
+            kb = self.game.knowledge(obs)  # type: ignore[union-attr]
+            worlds = self._solver.sample(kb, self.samples, self.rng)
+            done = 0
+            sums = dict.fromkeys(live, 0.0)
+            for w in worlds:
+                if done and time.perf_counter() > stop:
+                    break
+                for j in live:
+                    h = _entropy(_envelope_counts(opponent_view(self.game, obs, j, w, self.rng), self.limit).values())  # type: ignore[arg-type]
+                    sums[j] += 2.0 ** (-h / self.rate)
+                done += 1
+            if done:
+                out = {j: s / done for j, s in sums.items()}
+        self._threat = (key, out)
+        return out
+
+    def survival(self, entropy: float, threat: dict[int, float]) -> float:
+        """``C(H)``: the chance no opponent solves in the laps this agent still needs."""
+        laps = max(1.0, entropy / self.rate)
+        s = 1.0
+        for q in threat.values():
+            s *= max(0.0, 1.0 - q) ** laps
+        return s
+
+    # -- acting --------------------------------------------------------------------------------
+    def act(self, observation: Observation) -> Action:
+        obs = observation
+        assert isinstance(obs, ClueObservation) and isinstance(self.game, ClueGame)
+        t0 = time.perf_counter()
+        stop = t0 + 0.8 * self.deadline
+        if obs.to_refute is not None:
+            action = self.show(obs)
+            kind = "refute"
+        else:
+            action, kind = self._turn(obs, stop)
+        self.timing.append((obs.turn, kind, time.perf_counter() - t0))
+        return action
+
+    def _turn(self, obs: ClueObservation, stop: float) -> tuple[Action, str]:
+        legal = obs.legal_actions
+        kb = self.game.knowledge(obs)  # type: ignore[union-attr]
+        counts = _envelope_counts(kb, self.limit)
+        total = sum(counts.values())
+        best, top = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+        if top == total or not any(isinstance(a, Suggest | EndTurn | ViewExtra) for a in legal):
+            return Accuse(best), "accuse"  # type: ignore[arg-type]
+        if EndTurn() in legal:  # after the suggestion: gamble or go on
+            if self.gamble:
+                h = _entropy(counts.values())
+                go_on = self.survival(h, self.threat(obs, stop))
+                chance = top / total
+                viewable = self.view_extra and ViewExtra() in legal
+                if viewable:
+                    chance = max(chance, self._chance_after_viewing(kb))
+                if chance > go_on:
+                    self.gambles.append((obs.turn, chance))
+                    return (ViewExtra() if viewable else Accuse(best)), "gamble"  # type: ignore[arg-type]
+            return EndTurn(), "end"
+        if not any(isinstance(a, Suggest) for a in legal):
+            return Accuse(best), "accuse"  # type: ignore[arg-type]
+        return self.suggest(obs, kb, stop), "suggest"
+
+    def _chance_after_viewing(self, kb: KnowledgeBase) -> float:
+        from solvers.infogain import joint_sets
+
+        got = joint_sets(kb, [kb.loc(ENVELOPE), kb.loc(EXTRA)], self.limit)
+        if not got:
+            return 0.0
+        best: dict[tuple[int, ...], int] = {}
+        for (_, extra), v in got.items():
+            best[extra] = max(best.get(extra, 0), v)
+        return sum(best.values()) / sum(got.values())
+
+    def suggest(self, obs: ClueObservation, kb: KnowledgeBase, stop: float) -> Action:
+        """The suggestion worth most in the race, scored best-first by information gain
+        until ``stop``; with probability ``bluff`` only suggestions naming an own card."""
+        from solvers.infogain import score_questions
+
+        n = obs.num_players
+        me = obs.player
+        assert me is not None
+        responders = [(me + k) % n for k in range(1, n)]
+        options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
+        hand = set(obs.hand)
+        if self.bluff > 0 and self.rng.random() < self.bluff:
+            own = [q for q in options if hand & set(q)]
+            options = own or options
+        pref = _shown_to(obs, me)
+        env = kb.loc(ENVELOPE)
+        gains = score_questions(kb, env, options, responders, pref, self.limit)
+        jitter = self.rng.random(len(options))
+        ranked = sorted(range(len(options)), key=lambda i: (-gains[options[i]], jitter[i]))
+        if self.objective == "info":
+            return Suggest(options[ranked[0]])  # type: ignore[arg-type]
+        threat = self.threat(obs, stop)
+        best_i, best_v = ranked[0], -1.0
+        seen: dict[float, float] = {}
+        for i in ranked:
+            if time.perf_counter() > stop and best_v >= 0:
+                break
+            g = gains[options[i]]
+            if g <= 1e-12 and best_v >= 0:
+                break  # the rest teach nothing
+            key = round(g, 9)
+            if key in seen:  # same gain: almost always a symmetric twin with the same value
+                v = seen[key]
+            else:
+                v = 0.0
+                for p, top, h in answer_values(kb, env, options[i], responders, pref, self.limit):
+                    cont = self.survival(h, threat)
+                    v += p * (max(top, cont) if self.gamble else (1.0 if top >= 1.0 - 1e-12 else cont))
+                seen[key] = v
+            if v > best_v + 1e-12:
+                best_i, best_v = i, v
+        return Suggest(options[best_i])  # type: ignore[arg-type]
+
+    # -- refuting ------------------------------------------------------------------------------
+    def show(self, obs: ClueObservation) -> Action:
+        """Refute by the configured policy."""
+        assert obs.to_refute is not None
+        asker, _ = obs.to_refute
+        options = sorted(a.card for a in obs.legal_actions if isinstance(a, Show))
+        if self.refute != "random":
+            again = [c for c in options if c in shown_by_me(obs, asker)]
+            if again:
+                return Show(again[int(self.rng.integers(len(again)))])
+        if self.refute == "leak-least" and len(options) > 1:
+            return Show(self._least_leaking(obs, asker, options))
+        return Show(options[int(self.rng.integers(len(options)))])
+
+    def _least_leaking(self, obs: ClueObservation, asker: int, options: list[int]) -> int:
+        """The card whose revelation lowers the asker's envelope entropy least."""
+        me = obs.player
+        assert me is not None
+        base = suggester_view(self.game, obs, asker)  # type: ignore[arg-type]
+        h0 = _entropy(_envelope_counts(base, self.limit).values())
+        drops = []
+        for c in options:
+            kb = base.copy()
+            kb.extend([At(c, me)], source="shown", check=False)
+            drops.append(h0 - _entropy(_envelope_counts(kb, self.limit).values()))
+        low = min(drops)
+        ties = [c for c, d in zip(options, drops, strict=True) if d <= low + 1e-9]
+        return ties[int(self.rng.integers(len(ties)))]
+
+
+AGENTS: dict[str, type[Agent]] = {"lookahead": LookaheadAgent}
