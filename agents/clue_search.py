@@ -242,8 +242,8 @@ class LookaheadAgent(Agent):
     # -- the race model ------------------------------------------------------------------------
     def threat(self, obs: ClueObservation, stop: float) -> dict[int, float]:
         """Per live opponent, the estimated chance it solves on its next turn (cached per
-        observation length; determinisations stop at ``stop`` on ``perf_counter``)."""
-        key = len(obs.events)
+        turn; determinisations stop at ``stop`` on ``perf_counter``, after one per opponent)."""
+        key = obs.turn  # one estimate per turn: the own suggestion barely changes it
         if self._threat is not None and self._threat[0] == key:
             return self._threat[1]
         me = obs.player
@@ -256,17 +256,16 @@ class LookaheadAgent(Agent):
                 self._solver = ExactSolver(limit=self.limit)
             kb = self.game.knowledge(obs)  # type: ignore[union-attr]
             worlds = self._solver.sample(kb, self.samples, self.rng)
-            done = 0
             sums = dict.fromkeys(live, 0.0)
+            done = dict.fromkeys(live, 0)
             for w in worlds:
-                if done and time.perf_counter() > stop:
-                    break
                 for j in live:
+                    if done[j] and time.perf_counter() > stop:
+                        break
                     h = _entropy(_envelope_counts(opponent_view(self.game, obs, j, w, self.rng), self.limit).values())  # type: ignore[arg-type]
                     sums[j] += 2.0 ** (-h / self.rate)
-                done += 1
-            if done:
-                out = {j: s / done for j, s in sums.items()}
+                    done[j] += 1
+            out = {j: sums[j] / done[j] for j in live if done[j]}
         self._threat = (key, out)
         return out
 
@@ -283,7 +282,7 @@ class LookaheadAgent(Agent):
         obs = observation
         assert isinstance(obs, ClueObservation) and isinstance(self.game, ClueGame)
         t0 = time.perf_counter()
-        stop = t0 + 0.8 * self.deadline
+        stop = t0 + 0.75 * self.deadline
         if obs.to_refute is not None:
             action = self.show(obs)
             kind = "refute"
@@ -303,7 +302,7 @@ class LookaheadAgent(Agent):
         if EndTurn() in legal:  # after the suggestion: gamble or go on
             if self.gamble:
                 h = _entropy(counts.values())
-                go_on = self.survival(h, self.threat(obs, stop))
+                go_on = self.survival(h, self.threat(obs, time.perf_counter() + 0.3 * self.deadline))
                 chance = top / total
                 viewable = self.view_extra and ViewExtra() in legal
                 if viewable:
@@ -319,8 +318,8 @@ class LookaheadAgent(Agent):
     def _chance_after_viewing(self, kb: KnowledgeBase) -> float:
         from solvers.infogain import joint_sets
 
-        got = joint_sets(kb, [kb.loc(ENVELOPE), kb.loc(EXTRA)], self.limit)
-        if not got:
+        got = joint_sets(kb, [kb.loc(ENVELOPE), kb.loc(EXTRA)], self.limit, max_items=5_000)
+        if not got:  # None: too many combinations to list within the deadline
             return 0.0
         best: dict[tuple[int, ...], int] = {}
         for (_, extra), v in got.items():
@@ -328,9 +327,11 @@ class LookaheadAgent(Agent):
         return sum(best.values()) / sum(got.values())
 
     def suggest(self, obs: ClueObservation, kb: KnowledgeBase, stop: float) -> Action:
-        """The suggestion worth most in the race, scored best-first by information gain
-        until ``stop``; with probability ``bluff`` only suggestions naming an own card."""
-        from solvers.infogain import score_questions
+        """The suggestion worth most in the race, with probability ``bluff`` among those naming
+        an own card. Anytime: one suggestion per symmetry class is scored exactly, classes
+        naming the most uncertain cards first, until ``stop``."""
+        from solvers._exact_core import problem_from_kb
+        from solvers.infogain import card_classes
 
         n = obs.num_players
         me = obs.player
@@ -343,32 +344,46 @@ class LookaheadAgent(Agent):
             options = own or options
         pref = _shown_to(obs, me)
         env = kb.loc(ENVELOPE)
-        gains = score_questions(kb, env, options, responders, pref, self.limit)
-        jitter = self.rng.random(len(options))
-        ranked = sorted(range(len(options)), key=lambda i: (-gains[options[i]], jitter[i]))
-        if self.objective == "info":
-            return Suggest(options[ranked[0]])  # type: ignore[arg-type]
-        threat = self.threat(obs, stop)
-        best_i, best_v = ranked[0], -1.0
-        seen: dict[float, float] = {}
-        for i in ranked:
-            if time.perf_counter() > stop and best_v >= 0:
+        sig = card_classes(problem_from_kb(kb), pref)
+        assert sig is not None
+        classes: dict[tuple, list[tuple[int, ...]]] = {}
+        for q in options:
+            classes.setdefault(tuple(sig[c] for c in q), []).append(q)
+        if self._solver is None:
+            from solvers.exact import ExactSolver
+
+            self._solver = ExactSolver(limit=self.limit)
+        tally = self._solver.tallies(kb)
+        p_env = [int(row[env]) / tally.total for row in tally.cells]
+        p_unknown = [1.0 - max(int(v) for v in row) / tally.total for row in tally.cells]
+
+        def promise(q: tuple[int, ...]) -> float:  # cheap ordering: uncertain, envelope-likely cards
+            return sum(p_unknown[c] + p_env[c] for c in q)
+
+        keys = list(classes)
+        jitter = self.rng.random(len(keys))
+        order = sorted(range(len(keys)), key=lambda i: (-promise(classes[keys[i]][0]), jitter[i]))
+        h0 = _entropy(_envelope_counts(kb, self.limit).values())
+        threat = {} if self.objective == "info" else self.threat(obs, time.perf_counter() + 0.3 * self.deadline)
+        best_key, best_v = keys[order[0]], (-1.0, -1.0)
+        slowest = 0.0  # the longest single evaluation so far: never start one that cannot finish
+        for i in order:
+            now = time.perf_counter()
+            if now + slowest > stop and best_v[0] >= 0:
                 break
-            g = gains[options[i]]
-            if g <= 1e-12 and best_v >= 0:
-                break  # the rest teach nothing
-            key = round(g, 9)
-            if key in seen:  # same gain: almost always a symmetric twin with the same value
-                v = seen[key]
-            else:
-                v = 0.0
-                for p, top, h in answer_values(kb, env, options[i], responders, pref, self.limit):
-                    cont = self.survival(h, threat)
-                    v += p * (max(top, cont) if self.gamble else (1.0 if top >= 1.0 - 1e-12 else cont))
-                seen[key] = v
-            if v > best_v + 1e-12:
-                best_i, best_v = i, v
-        return Suggest(options[best_i])  # type: ignore[arg-type]
+            value = gain = 0.0
+            for p, top, h in answer_values(kb, env, classes[keys[i]][0], responders, pref, self.limit):
+                gain += p * (h0 - h)
+                if self.objective == "info":
+                    continue
+                cont = self.survival(h, threat)
+                value += p * (max(top, cont) if self.gamble else (1.0 if top >= 1.0 - 1e-12 else cont))
+            v = (gain, 0.0) if self.objective == "info" else (value, gain)
+            slowest = max(slowest, time.perf_counter() - now)
+            if v[0] > best_v[0] + 1e-12 or (v[0] >= best_v[0] - 1e-12 and v[1] > best_v[1] + 1e-12):
+                best_key, best_v = keys[i], v
+        members = classes[best_key]
+        return Suggest(members[int(self.rng.integers(len(members)))])  # type: ignore[arg-type]
 
     # -- refuting ------------------------------------------------------------------------------
     def show(self, obs: ClueObservation) -> Action:
