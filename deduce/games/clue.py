@@ -5,6 +5,15 @@ refutation clockwise from the suggester's left, the first able player showing on
 privately; accusations at any time on one's own turn; a wrong accuser is eliminated, still
 refutes, and privately sees the envelope; the game ends on a correct accusation or when nobody
 is left. Refutations with a single possible card are forced moves and resolve themselves.
+
+``board_mode="board"`` plays on the classic board (:mod:`deduce.games.clue_board`): each seat
+moves its suspect's token (seat ``i`` plays suspect ``i``). A turn starts with ``Roll()`` (dice
+from the state's seeded generator), then ``Move(to)`` to any place within the roll, or with
+``Move(to)`` through a secret passage instead of rolling; entering a room means suggesting there
+(``Suggest`` names that room); a player moved into a room by another's suggestion may suggest
+there at the start of its next turn instead of moving; otherwise it must leave the room first.
+The named suspect's token is moved into the suggestion's room. Movement is public and carries no
+card information, so knowledge is the same as without the board.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from deduce.cards import Deck
 from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt
 from deduce.errors import IllegalAction
 from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.clue_board import CLASSIC_BOARD, Board
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -32,6 +42,10 @@ __all__ = [
     "Accuse",
     "ViewExtra",
     "EndTurn",
+    "Roll",
+    "Move",
+    "Rolled",
+    "TokenMoved",
     "Dealt",
     "ExtraRevealed",
     "Suggestion",
@@ -56,6 +70,7 @@ CLASSIC_ROOMS = (
 ENVELOPE = "envelope"
 EXTRA = "extra"
 DEAL_MODES = ("equal_leftover", "equal_leftover_public", "all")
+BOARD_MODES = ("any_room", "board")
 
 
 @dataclass(frozen=True)
@@ -71,8 +86,10 @@ class ClueConfig:
     deal_mode: str = "equal_leftover"
     #: the seed's looser wording: every player able to refute shows a card, not only the first.
     refute_all: bool = False
-    #: board abstraction: suggest in any room ("any_room"); the full board is a later variant.
+    #: board abstraction: suggest in any room ("any_room"), or move on the classic board ("board").
     board_mode: str = "any_room"
+    #: board mode: how many six-sided dice are rolled for movement (the seed's example roll is 7).
+    dice: int = 2
     #: in "any_room" mode, a player may not suggest in the room it suggested from last turn.
     no_repeat_room: bool = True
     #: the accuser may view the face-down leftover pile just before accusing (seed rule).
@@ -93,8 +110,17 @@ class ClueConfig:
             raise ValueError(f"Clue needs 3 to 6 players, not {self.num_players}")
         if self.deal_mode not in DEAL_MODES:
             raise ValueError(f"deal_mode must be one of {DEAL_MODES}, not {self.deal_mode!r}")
-        if self.board_mode != "any_room":
-            raise ValueError("only board_mode='any_room' is implemented")
+        if self.board_mode not in BOARD_MODES:
+            raise ValueError(f"board_mode must be one of {BOARD_MODES}, not {self.board_mode!r}")
+        if self.board_mode == "board":
+            if sorted(self.rooms) != sorted(CLASSIC_BOARD.rooms):
+                raise ValueError(f"the board has the rooms {CLASSIC_BOARD.rooms}, not {self.rooms}")
+            if not self.num_players <= len(self.suspects) <= len(CLASSIC_BOARD.starts):
+                raise ValueError(
+                    f"board mode needs one suspect token per player and at most {len(CLASSIC_BOARD.starts)} suspects"
+                )
+            if self.dice < 1:
+                raise ValueError("dice must be at least 1")
         if self.intrigue:
             raise ValueError("intrigue cards need the board variant, which is not implemented yet")
         for label, cards in (("suspects", self.suspects), ("weapons", self.weapons), ("rooms", self.rooms)):
@@ -157,6 +183,19 @@ class ViewExtra(Action):
 @dataclass(frozen=True)
 class EndTurn(Action):
     """End one's turn without accusing."""
+
+
+@dataclass(frozen=True)
+class Roll(Action):
+    """Board mode: roll the dice to move (the roll is public)."""
+
+
+@dataclass(frozen=True)
+class Move(Action):
+    """Board mode: move one's token to the place ``to`` (a :class:`~deduce.games.clue_board.Board`
+    place: a room or a square) within the roll, or through a secret passage instead of rolling."""
+
+    to: int
 
 
 # -- events (what the log format also holds) --------------------------------------------------
@@ -237,6 +276,27 @@ class EnvelopeSeen(Event):
 
 
 @dataclass(frozen=True)
+class Rolled(Event):
+    """``player`` rolled ``value`` (public)."""
+
+    player: int
+    value: int
+    kind: ClassVar[str] = "rolled"
+
+
+@dataclass(frozen=True)
+class TokenMoved(Event):
+    """Suspect token ``token`` went from place ``src`` to ``dst`` (public); ``cause`` is
+    ``"move"``, ``"passage"`` or ``"suggestion"``."""
+
+    token: int
+    src: int
+    dst: int
+    cause: str
+    kind: ClassVar[str] = "token_moved"
+
+
+@dataclass(frozen=True)
 class CardAt(Event):
     """A card seen in a place (log input: a glimpse, a house rule); ``loc`` is a location name."""
 
@@ -268,11 +328,15 @@ class ClueObservation(Observation):
     #: the room this player may not suggest in this turn (no_repeat_room), if any.
     barred_room: int | None = None
     turn: int = 0
+    #: board mode: the place of every suspect token (public), by suspect index.
+    positions: tuple[int, ...] = ()
+    #: board mode: the current turn's dice roll while it is being used (public).
+    roll: int | None = None
 
 
 # -- the game ---------------------------------------------------------------------------------
 class ClueGame(Game[ClueConfig]):
-    """Clue without the board, per RULES.md §5."""
+    """Clue per RULES.md §5, without the board (default) or on the classic board."""
 
     name: ClassVar[str] = "clue"
     config_class: ClassVar[type] = ClueConfig
@@ -289,6 +353,13 @@ class ClueGame(Game[ClueConfig]):
         self.categories = tuple(
             tuple(c.id for c in self.deck.in_category(cat)) for cat in ("suspect", "weapon", "room")
         )
+        #: board mode: the board, and the room card of each board room (and back).
+        self.board: Board | None = CLASSIC_BOARD if config.board_mode == "board" else None
+        self.room_card: tuple[int, ...] = ()
+        self.card_room: dict[int, int] = {}
+        if self.board is not None:
+            self.room_card = tuple(self.deck.card(name).id for name in self.board.rooms)
+            self.card_room = {c: r for r, c in enumerate(self.room_card)}
 
     @property
     def locations(self) -> tuple[str, ...]:
@@ -377,6 +448,9 @@ class ClueState(State):
                 pos += size
             deal = (envelope, hands, rest[pos:])
         envelope, hands, extra = deal
+        #: the generator for every draw after the deal (board mode: the dice)
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self._rng_start = copy.deepcopy(self.rng) if game.board is not None else None
         self.envelope = tuple(int(c) for c in envelope)
         self.hands: list[tuple[int, ...]] = [tuple(sorted(int(c) for c in h)) for h in hands]
         self.extra = tuple(sorted(int(c) for c in extra))
@@ -389,6 +463,11 @@ class ClueState(State):
         self.finished = False
         self.last_room: dict[int, int] = {}
         self._pending: dict[str, Any] | None = None
+        #: board mode: each suspect token's place, the roll being used, and the seats moved into a
+        #: room by another's suggestion since their own last turn (they may suggest there).
+        self.positions: list[int] = list(game.board.starts[: len(cfg.suspects)]) if game.board is not None else []
+        self.roll: int | None = None
+        self.dragged: set[int] = set()
         self._events = [Dealt(p, h) for p, h in enumerate(self.hands)]
         if self.extra and cfg.deal_mode == "equal_leftover_public":
             self._events.append(ExtraRevealed(self.extra))
@@ -400,9 +479,12 @@ class ClueState(State):
         envelope: Sequence[int],
         hands: Sequence[Sequence[int]],
         extra: Sequence[int] = (),
+        seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     ) -> ClueState:
-        """A game starting from a given deal (card ids): for tests, replays and a real table."""
-        return cls(game, deal=(envelope, hands, extra))
+        """A game starting from a given deal (card ids): for tests, replays and a real table.
+        ``seed`` seeds the later draws (board mode: the dice)."""
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        return cls(game, rng, deal=(envelope, hands, extra))
 
     def _check_deal(self) -> None:
         game = self.game
@@ -446,11 +528,72 @@ class ClueState(State):
             extra = [ViewExtra()]
         if self.phase == "after":
             return [EndTurn()] + extra + accusations
+        if self.game.board is not None:
+            return self._board_actions() + extra + accusations
         barred = self._barred_room()
         suggestions: list[Action] = [Suggest(t) for t in self.game.triples() if t[2] != barred]
         return suggestions + extra + accusations
 
+    # -- board mode ----------------------------------------------------------------------------
+    def occupied(self) -> set[int]:
+        """Board mode: the squares (not rooms) a token stands on."""
+        board = self.game.board
+        assert board is not None
+        return {p for p in self.positions if not board.is_room(p)}
+
+    def _suggestions_in(self, room: int) -> list[Action]:
+        s, w, _ = self.game.categories
+        card = self.game.room_card[room]
+        return [Suggest((a, b, card)) for a in s for b in w]
+
+    def _board_actions(self) -> list[Action]:
+        board = self.game.board
+        assert board is not None
+        here = self.positions[self.turn_player]
+        if self.phase == "start":
+            out: list[Action] = [Roll()]
+            if here in board.passages:
+                out.append(Move(board.passages[here]))
+            if board.is_room(here) and self.turn_player in self.dragged:
+                out += self._suggestions_in(here)
+            return out
+        if self.phase == "move":
+            assert self.roll is not None
+            moves: list[Action] = [Move(p) for p in board.reachable(here, self.roll, self.occupied())]
+            return moves or [EndTurn()]  # boxed in: the turn passes
+        if self.phase == "suggest":
+            return self._suggestions_in(here)
+        return []
+
+    def _explain_board(self, action: Action) -> str | None:
+        board = self.game.board
+        assert board is not None
+        who = self.current_player
+        here = board.label(self.positions[who])
+        if isinstance(action, Roll):
+            return f"player {who} cannot roll now (phase {self.phase!r}): one roll per turn, at its start"
+        if isinstance(action, Move):
+            if not isinstance(action.to, int) or action.to not in board.neighbours:
+                return f"{action!r}: {action.to!r} is not a place on the board"
+            there = board.label(action.to)
+            if self.phase == "start":
+                return f"player {who} must roll before moving from {here} to {there} (only a secret passage needs no roll)"
+            if self.phase == "move":
+                return f"player {who} cannot reach {there} from {here} with a roll of {self.roll} (too far, blocked, occupied or the room it left)"
+            return f"player {who} has already moved this turn"
+        if isinstance(action, Suggest) and self.phase in ("start", "move", "suggest"):
+            if not board.is_room(self.positions[who]) or self.phase == "move":
+                return f"player {who} is at {here} and can suggest only in a room it has entered"
+            if action.cards[2] != self.game.room_card[self.positions[who]]:
+                return f"player {who} is in the {here} and can suggest only there"
+            if self.phase == "start":
+                return (f"player {who} has stayed in the {here} since its last turn and must leave before "
+                        "suggesting there again (unless moved there by another's suggestion)")
+        return None
+
     def _barred_room(self) -> int | None:
+        if self.game.board is not None:
+            return None
         if not self.game.config.no_repeat_room:
             return None
         room = self.last_room.get(self.turn_player)
@@ -462,6 +605,10 @@ class ClueState(State):
         who = self.current_player
         if self.phase == "refute":
             return f"player {who} must show one of the named cards it holds, not {action!r}"
+        if self.game.board is not None and self.phase != "accuse":
+            reason = self._explain_board(action)
+            if reason is not None:
+                return reason
         if isinstance(action, Suggest) and self.phase == "after":
             return f"player {who} has already suggested this turn"
         if isinstance(action, Suggest) and action.cards[2] == self._barred_room():
@@ -494,6 +641,8 @@ class ClueState(State):
             to_refute=to_refute,
             barred_room=self._barred_room() if acting and self.phase == "start" else None,
             turn=self.turns,
+            positions=tuple(self.positions),
+            roll=self.roll,
         )
 
     def clone(self) -> ClueState:
@@ -503,6 +652,9 @@ class ClueState(State):
         other.eliminated = set(self.eliminated)
         other.last_room = dict(self.last_room)
         other._pending = copy.deepcopy(self._pending)
+        other.rng = copy.deepcopy(self.rng)
+        other.positions = list(self.positions)
+        other.dragged = set(self.dragged)
         return other
 
     # -- transitions -------------------------------------------------------------------------
@@ -519,16 +671,42 @@ class ClueState(State):
         if isinstance(action, EndTurn):
             self._next_turn()
             return []
+        if isinstance(action, Roll):
+            self.roll = int(self.rng.integers(1, 7, size=self.game.config.dice).sum())
+            self.phase = "move"
+            return [Rolled(self.turn_player, self.roll)]
+        if isinstance(action, Move):
+            return self._move(action.to)
         raise IllegalAction(f"unknown action {action!r}")  # unreachable: apply checks legality
+
+    def _move(self, to: int) -> list[Event]:
+        board = self.game.board
+        assert board is not None
+        p = self.turn_player
+        src = self.positions[p]
+        cause = "passage" if self.phase == "start" else "move"
+        self.positions[p] = to
+        self.roll = None
+        self.phase = "suggest" if board.is_room(to) else "after"
+        return [TokenMoved(p, src, to, cause)]
 
     def _suggest(self, cards: tuple[int, int, int]) -> list[Event]:
         n = self.game.num_players
         by = self.turn_player
         self.last_room[by] = cards[2]
+        events: list[Event] = []
+        if self.game.board is not None:
+            token = self.game.categories[0].index(cards[0])
+            room = self.game.card_room[cards[2]]
+            if self.positions[token] != room:
+                events.append(TokenMoved(token, self.positions[token], room, "suggestion"))
+                self.positions[token] = room
+                if token != by and token < n:
+                    self.dragged.add(token)
         order = [(by + k) % n for k in range(1, n)]
         self._pending = {"by": by, "cards": cards, "order": order, "pos": 0,
                          "passed": [], "refuters": [], "shown": []}
-        return self._advance_refutation()
+        return events + self._advance_refutation()
 
     def _advance_refutation(self) -> list[Event]:
         p = self._pending
@@ -591,6 +769,8 @@ class ClueState(State):
         return events
 
     def _next_turn(self) -> None:
+        self.dragged.discard(self.turn_player)
+        self.roll = None
         self.phase = "start"
         self.turns += 1
         if self.turns >= self.game.config.max_turns:
@@ -634,6 +814,9 @@ class ClueState(State):
         envelope = [swap.get(c, c) for c in self.envelope]
         hands = [[swap.get(c, c) for c in h] for h in self.hands]
         other = ClueState.from_deal(self.game, envelope, hands, self.extra)
+        if self._rng_start is not None:  # the same dice
+            other.rng = copy.deepcopy(self._rng_start)
+            other._rng_start = copy.deepcopy(self._rng_start)
         for action in actions:
             other.apply(action)
         return other
