@@ -188,6 +188,8 @@ class InfogainAgent(Agent):
     ``accuse_threshold`` (1: only when certain); looks at the face-down leftover pile (and then
     must accuse) when the chance that the best accusation after looking is right reaches
     ``view_extra_threshold``. Ties between equally good suggestions are broken with ``self.rng``.
+    ``leak_weight`` w > 0 scores I(envelope; answer) - w I(envelope; who refuted) instead: who
+    refuted is public, so that part of the gain helps every opponent as much.
     """
 
     name = "infogain"
@@ -196,16 +198,19 @@ class InfogainAgent(Agent):
         self,
         accuse_threshold: float = 1.0,
         view_extra_threshold: float = 1.0,
+        leak_weight: float = 0.0,
         limit: int | None = None,
         **params: Any,
     ) -> None:
         super().__init__(
-            accuse_threshold=accuse_threshold, view_extra_threshold=view_extra_threshold, limit=limit, **params
+            accuse_threshold=accuse_threshold, view_extra_threshold=view_extra_threshold, leak_weight=leak_weight,
+            limit=limit, **params
         )
         from solvers._exact_core import DEFAULT_LIMIT
 
         self.accuse_threshold = float(accuse_threshold)
         self.view_extra_threshold = float(view_extra_threshold)
+        self.leak_weight = float(leak_weight)
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
         self.scoring_log: list[tuple[int, float, float]] = []
@@ -269,7 +274,9 @@ class InfogainAgent(Agent):
         responders = [(me + k) % n for k in range(1, n)]
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         t0 = time.perf_counter()
-        scores = score_questions(kb, kb.loc(ENVELOPE), options, responders, shown_to(obs, me), self.limit)
+        scores = score_questions(
+            kb, kb.loc(ENVELOPE), options, responders, shown_to(obs, me), self.limit, self.leak_weight
+        )
         top = max(scores.values())
         self.scoring_log.append((obs.turn, time.perf_counter() - t0, top))
         ties = [q for q in options if scores[q] >= top - 1e-9]

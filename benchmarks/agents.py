@@ -19,6 +19,7 @@ Per (matchup, players, agent) it prints:
 
 ``--seats N`` (default 300) plays enough rounds that each agent fills about N seats per matchup
 and player count; ``--players 3,4,6``, ``--workers`` (processes), ``--quick`` (about 30 seats),
+``--pairs "A/B;C/D"`` other matchups (an agent may carry parameters: ``infogain:leak_weight=1``),
 ``--json`` prints the report as JSON, ``--log FILE`` appends each game as a JSON line as it
 ends and ``--summarise FILE`` prints the table of such a file. Games end without a winner
 after 300 turns.
@@ -63,6 +64,13 @@ def pair_lineups(players: int, a: str, b: str) -> list[tuple[str, ...]]:
     return [tuple((x, y)[i % 2] for i in range(players)) for x, y in ((a, b), (b, a))]
 
 
+def _agent(spec: str) -> Any:
+    """``name`` or ``name:key=value,...`` (numbers as floats) -> a fresh agent."""
+    name, _, rest = spec.partition(":")
+    params = {k: float(v) for k, v in (kv.split("=") for kv in rest.split(",") if kv)}
+    return agents.get(name, game="clue", **params)
+
+
 def _envelope_entropy(game: ClueGame, obs: Any) -> float:
     kb = game.knowledge(obs)
     got = joint_sets(kb, [kb.loc(ENVELOPE)], max_items=10**7)
@@ -75,7 +83,7 @@ def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
     game = ClueGame(num_players=players, max_turns=MAX_TURNS)
     deal_seed, *agent_seeds = seeds_for(seed, players + 1)
     state = game.new_initial_state(deal_seed)
-    team = [agents.get(name, game="clue") for name in seats]
+    team = [_agent(name) for name in seats]
     for i, a in enumerate(team):
         a.reset(game, i, agent_seeds[i])
     turns = [0] * players
@@ -92,7 +100,7 @@ def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
             turns[seat] += 1
             pending = (seat, _envelope_entropy(game, obs))
         state.apply(action)
-    timings = [t for a in team if a.name == "infogain" for _, t, _ in getattr(a, "scoring_log", [])]
+    timings = [t for a in team for _, t, _ in getattr(a, "scoring_log", [])]
     return {
         "players": players,
         "seats": list(seats),
@@ -109,15 +117,16 @@ def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:
 
 
 def run(players_list: Sequence[int], seats_wanted: int, seed: int = 0, workers: int = 2, mode: str = "pairs",
-        progress: Callable[[str], Any] | None = None, log: str | None = None) -> dict[str, Any]:
+        progress: Callable[[str], Any] | None = None, log: str | None = None,
+        pairs: Sequence[tuple[str, str]] = PAIRS) -> dict[str, Any]:
     """Play every lineup of every matchup in every rotation, enough rounds for ``seats_wanted``."""
     jobs = []
     tags = []
-    matchups = [(f"{a}-{b}", pair_lineups) for a, b in PAIRS] if mode == "pairs" else [("mixed", None)]
+    matchups = [(f"{a}-{b}", pair_lineups) for a, b in pairs] if mode == "pairs" else [("mixed", None)]
     for mi, (tag, _) in enumerate(matchups):
         for players in players_list:
             if mode == "pairs":
-                a, b = PAIRS[mi]
+                a, b = pairs[mi]
                 ups = pair_lineups(players, a, b)
             else:
                 ups = lineups(players)
@@ -157,7 +166,8 @@ def summarise(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         timing[players] = [t for g in results if g["players"] == players for t in g["scoring_seconds"]]
     for tag, players in sorted({(r.get("matchup", "mixed"), r["players"]) for r in results}, key=lambda x: (x[1], x[0])):
         games = [r for r in results if r["players"] == players and r.get("matchup", "mixed") == tag]
-        for name in AGENTS:
+        names = list(AGENTS) + sorted({s for g in games for s in g["seats"]} - set(AGENTS))
+        for name in names:
             seats = wins = 0
             solve: list[int] = []
             bits: list[float] = []
@@ -220,6 +230,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -
     parser = argparse.ArgumentParser(prog="python -m benchmarks.agents", description=__doc__.split("\n")[0])
     parser.add_argument("--seats", type=int, default=300, help="seats per agent, matchup and player count")
     parser.add_argument("--mode", choices=("pairs", "mixed"), default="pairs")
+    parser.add_argument("--pairs", default="", help="matchups A/B;C/D (agents as name or name:key=value,...)")
     parser.add_argument("--players", default="3,4,6")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
@@ -235,8 +246,9 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -
         return 0
     seats = 30 if args.quick else args.seats
     players = [int(p) for p in args.players.split(",") if p]
+    pairs = [tuple(m.split("/")) for m in args.pairs.split(";") if m] or PAIRS
     report = run(players, seats, args.seed, args.workers, args.mode, progress=lambda m: print(m, file=sys.stderr),
-                 log=args.log)
+                 log=args.log, pairs=pairs)  # type: ignore[arg-type]
     out(json.dumps(report, indent=2) if args.json else format_table(report))
     return 0
 

@@ -63,19 +63,30 @@ class Outcomes:
         """Exact probability of each answer."""
         return {a: Fraction(sum(w.values()), self.total) for a, w in self.weights.items()}
 
-    def gain(self) -> float:
-        """Expected information gain in bits (exact counts, one float log per term)."""
+    def gain(self, leak_weight: float = 0.0) -> float:
+        """Expected information gain in bits (exact counts, one float log per term); with
+        ``leak_weight`` w, minus w times the gain from who refuted alone (public)."""
         prior: dict[tuple, int] = {}
-        for w in self.weights.values():
+        public: dict[int | None, dict[tuple, int]] = {}
+        for a, w in self.weights.items():
+            row = public.setdefault(None if a is None else a[0], {})
             for g, v in w.items():
                 prior[g] = prior.get(g, 0) + v
+                row[g] = row.get(g, 0) + v
         h0 = _grouped_entropy(prior, self.multiplicity)
-        after = 0.0
-        for w in self.weights.values():
-            mass = sum(w.values())
-            if mass:
-                after += mass / self.total * _grouped_entropy(w, self.multiplicity)
-        return max(h0 - after, 0.0)
+
+        def expected(rows: Iterable[dict[tuple, int]]) -> float:
+            after = 0.0
+            for w in rows:
+                mass = sum(w.values())
+                if mass:
+                    after += mass / self.total * _grouped_entropy(w, self.multiplicity)
+            return after
+
+        gain = max(h0 - expected(self.weights.values()), 0.0)
+        if leak_weight:
+            gain -= leak_weight * max(h0 - expected(public.values()), 0.0)
+        return gain
 
 
 def _grouped_entropy(weights: Mapping[tuple, int], mult: Mapping[tuple, int]) -> float:
@@ -203,16 +214,20 @@ def _gain_from_plan(
     cards: Sequence[int],
     responders: Sequence[int],
     pref: Mapping[int, set[int]],
+    leak_weight: float = 0.0,
 ) -> float:
     """The gain of the question ``cards`` from a plan tracking ``loc`` and at least every
-    unknown named card (tracking more only refines the envelope patterns: still exact)."""
+    unknown named card (tracking more only refines the envelope patterns: still exact).
+
+    With ``leak_weight`` w, minus w times the gain from the public part of the answer (who
+    refuted), which every other player learns too: I(X; answer) - w I(X; refuter)."""
     named = list(dict.fromkeys(cards))
     fixed = {k: q.dom[k].bit_length() - 1 for k in named if q.dom[k] & (q.dom[k] - 1) == 0}
     unknown = plan.track_cards
     if plan.total == 0:
         return 0.0
     if not plan.kernels:
-        return outcomes(q, loc, cards, responders, pref, plan.limit).gain()
+        return outcomes(q, loc, cards, responders, pref, plan.limit).gain(leak_weight)
     keys, counts = plan.tracked_arrays()
     keys = np.asarray(keys, dtype=np.int64)
     cnt = np.asarray(counts, dtype=np.float64)
@@ -241,6 +256,7 @@ def _gain_from_plan(
     at.update(where)
     open_ = np.ones(len(keys), dtype=bool)
     answers: list[np.ndarray] = []  # per answer: weights per envelope group
+    public: list[np.ndarray] = []  # per responder (and nobody): what every other player sees
     for r in responders:
         held = {k: (at[k] == r) & open_ for k in named}
         anyheld = np.zeros(len(keys), dtype=bool)
@@ -258,9 +274,12 @@ def _gain_from_plan(
         for k in named:
             if pool[k].any():
                 answers.append(np.bincount(inv, weights=np.where(pool[k], cnt / size, 0.0), minlength=ng))
+        if leak_weight:
+            public.append(np.bincount(inv, weights=np.where(anyheld, cnt, 0.0), minlength=ng))
         open_ &= ~anyheld
     if open_.any():
         answers.append(np.bincount(inv, weights=np.where(open_, cnt, 0.0), minlength=ng))
+        public.append(answers[-1])
     total = cnt.sum()
 
     def h(wg: np.ndarray) -> tuple[float, float]:
@@ -274,7 +293,14 @@ def _gain_from_plan(
     for wg in answers:
         mass, ha = h(wg)
         after += mass / total * ha
-    return max(h0 - after, 0.0)
+    gain = max(h0 - after, 0.0)
+    if not leak_weight:
+        return gain
+    seen = 0.0
+    for wg in public:
+        mass, ha = h(wg)
+        seen += mass / total * ha
+    return gain - leak_weight * max(h0 - seen, 0.0)
 
 
 def expected_information(
@@ -302,11 +328,13 @@ def score_questions(
     responders: Sequence[int],
     preferred: Mapping[int, Iterable[int]] | None = None,
     limit: int = DEFAULT_LIMIT,
+    leak_weight: float = 0.0,
 ) -> dict[tuple[int, ...], float]:
     """Expected information gain of every question, scoring one per symmetry class.
 
     Questions whose cards have, slot by slot, the same :func:`card_classes` signature get the
-    same score (a symmetry of the problem maps one to the other)."""
+    same score (a symmetry of the problem maps one to the other). ``leak_weight`` w scores
+    I(X; answer) - w I(X; who refuted): the second term is what every other player learns."""
     p = problem_from_kb(kb) if isinstance(kb, KnowledgeBase) else kb
     qs = [tuple(q) for q in questions]
     sig = card_classes(p, preferred)
@@ -339,7 +367,7 @@ def score_questions(
         plan = next((pl for ks, pl in plans.items() if ks >= set(unknown)), None)
         if plan is None:
             plan = plans[frozenset(unknown)] = Plan(q_simple, limit, True, track_locs=(loc,), track_cards=unknown)
-        done[key] = _gain_from_plan(plan, q_simple, loc, reps[key], responders, pref)
+        done[key] = _gain_from_plan(plan, q_simple, loc, reps[key], responders, pref, leak_weight)
     return {q: done[tuple(sig[k] for k in q)] for q in qs}
 
 

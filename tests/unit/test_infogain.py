@@ -130,3 +130,21 @@ def _marginal(joint: dict) -> dict:
     for k, v in joint.items():
         out[k[:1]] = out.get(k[:1], 0) + v
     return out
+
+
+@pytest.mark.parametrize("players,seed,steps", [(3, 2, 2), (4, 7, 3)])
+def test_leak_weight_subtracts_the_public_part(players, seed, steps):
+    game = small_game(players)
+    state, asker = played(game, seed, steps)
+    obs = state.observation(asker)
+    kb = game.knowledge(obs)
+    env = kb.loc("envelope")
+    responders = [(asker + k) % players for k in range(1, players)]
+    pref = preferred_of(obs, asker)
+    questions = list(game.triples())
+    full = score_questions(kb, env, questions, responders, pref)
+    private = score_questions(kb, env, questions, responders, pref, leak_weight=1.0)
+    for q in questions:
+        o = outcomes(kb, env, q, responders, pref)
+        assert abs(private[q] - o.gain(1.0)) < 1e-9
+        assert -1e-9 <= private[q] <= full[q] + 1e-12  # chain rule: I(X; card | refuter) >= 0
