@@ -25,7 +25,14 @@ from deduce.games.clue import (
     ViewExtra,
 )
 
-__all__ = ["NotebookAgent", "DeductiveAgent", "InfogainAgent", "refute_leaking_least", "shown_to"]
+__all__ = [
+    "NotebookAgent",
+    "DeductiveAgent",
+    "InfogainAgent",
+    "refute_leaking_least",
+    "shown_to",
+    "win_chance_after_viewing_extra",
+]
 
 
 def refute_leaking_least(agent: Agent, obs: ClueObservation) -> Action:
@@ -48,6 +55,9 @@ def refute_leaking_least(agent: Agent, obs: ClueObservation) -> Action:
 class _ClueAgent(Agent):
     """Shared turn logic: refute, accuse when the envelope is known, otherwise suggest."""
 
+    #: look at the face-down leftover pile when that is sure to settle the envelope
+    views_extra: bool = False
+
     def envelope_candidates(self, obs: ClueObservation) -> list[list[int]]:
         raise NotImplementedError
 
@@ -61,10 +71,12 @@ class _ClueAgent(Agent):
         if obs.to_refute is not None:
             return refute_leaking_least(self, obs)
         candidates = self.envelope_candidates(obs)
-        if all(len(c) == 1 for c in candidates):
-            return Accuse(tuple(c[0] for c in candidates))  # type: ignore[arg-type]
         legal = obs.legal_actions
+        if all(len(c) == 1 for c in candidates) or not any(isinstance(a, (Suggest, EndTurn)) for a in legal):
+            return Accuse(tuple(c[0] for c in candidates))  # type: ignore[arg-type]
         if EndTurn() in legal:
+            if self.views_extra and win_chance_after_viewing_extra(self.game, obs) >= 1.0:
+                return ViewExtra()
             return EndTurn()
         return self.suggest(obs, candidates)
 
@@ -134,9 +146,12 @@ class NotebookAgent(_ClueAgent):
 
 class DeductiveAgent(_ClueAgent):
     """Full solver deduction (every location the knowledge base still allows), plain question
-    choice; accuses only when the envelope is certain."""
+    choice; accuses only when the envelope is certain, and looks at the face-down leftover
+    pile when that is sure to settle it (cards there can never be shown, so with a hidden
+    pile the envelope is otherwise often never certain)."""
 
     name = "deductive"
+    views_extra = True
 
     def __init__(self, solver: str = "auto", **params: Any) -> None:
         super().__init__(solver=solver, **params)
@@ -165,6 +180,24 @@ class DeductiveAgent(_ClueAgent):
 
     def placed(self, obs: ClueObservation) -> np.ndarray:
         return self._possible(obs).sum(axis=1) == 1
+
+def win_chance_after_viewing_extra(game: Any, obs: ClueObservation, limit: int | None = None) -> float:
+    """P(the most likely envelope given the leftover pile is right), exactly, from ``obs``'s
+    knowledge; 0 when the pile cannot be viewed now or the joint is too large to list."""
+    from solvers._exact_core import DEFAULT_LIMIT
+    from solvers.infogain import joint_sets
+
+    if not any(isinstance(a, ViewExtra) for a in obs.legal_actions):
+        return 0.0
+    kb = game.knowledge(obs)
+    got = joint_sets(kb, [kb.loc(ENVELOPE), kb.loc("extra")], limit or DEFAULT_LIMIT)
+    if not got:
+        return 0.0
+    best: dict[tuple[int, ...], int] = {}
+    for (_, extra), v in got.items():
+        best[extra] = max(best.get(extra, 0), v)
+    return sum(best.values()) / sum(got.values())
+
 
 def shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:
     """Per player, the cards it has shown ``asker`` (what it will show ``asker`` first again)."""
@@ -229,20 +262,8 @@ class InfogainAgent(Agent):
         return {k[0]: v for k, v in got.items()}
 
     def win_chance_after_viewing_extra(self, obs: ClueObservation) -> float:
-        """P(the most likely envelope given the leftover pile is right), exactly; 0 when the
-        pile cannot be viewed or the joint distribution is too large to list."""
-        from solvers.infogain import joint_sets
-
-        if not any(isinstance(a, ViewExtra) for a in obs.legal_actions):
-            return 0.0
-        kb = self.game.knowledge(obs)  # type: ignore[union-attr]
-        got = joint_sets(kb, [kb.loc(ENVELOPE), kb.loc("extra")], self.limit)
-        if not got:
-            return 0.0
-        best: dict[tuple[int, ...], int] = {}
-        for (_, extra), v in got.items():
-            best[extra] = max(best.get(extra, 0), v)
-        return sum(best.values()) / sum(got.values())
+        """See :func:`win_chance_after_viewing_extra`."""
+        return win_chance_after_viewing_extra(self.game, obs, self.limit)
 
     def act(self, observation: Observation) -> Action:
         obs = observation

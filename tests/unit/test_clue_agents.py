@@ -34,9 +34,9 @@ def test_plays_legal_games(name, players):
         seats = [agents.get(name, game="clue") for _ in range(players)]
         rec = play_game(game, seats, seed)
         assert rec.failure is None
-        # with two face-down leftovers and one card a hand, only infogain (which looks at the
-        # pile when that settles the envelope) is sure to finish
-        assert rec.winners or (players == 4 and name != "infogain")
+        # with two face-down leftovers and one card a hand, the notebook (which never looks at
+        # the pile) may never be sure of the envelope
+        assert rec.winners or (players == 4 and name == "notebook")
 
 
 def test_registered():
