@@ -62,8 +62,10 @@ __all__ = [
     "opponent_view",
     "suggester_view",
     "shown_by_me",
+    "REFUTE_POLICIES",
 ]
 
+#: refutation policies: least-leaking, RULES.md §5C default (repeat else random), uniform.
 REFUTE_POLICIES = ("leak-least", "repeat-random", "random")
 
 
@@ -310,6 +312,8 @@ class LookaheadAgent(Agent):
                 if chance > go_on:
                     self.gambles.append((obs.turn, chance))
                     return (ViewExtra() if viewable else Accuse(best)), "gamble"  # type: ignore[arg-type]
+            elif self.view_extra and ViewExtra() in legal and self._chance_after_viewing(kb) >= 1.0:
+                return ViewExtra(), "view"  # the pile settles the envelope: no gamble at all
             return EndTurn(), "end"
         if not any(isinstance(a, Suggest) for a in legal):
             return Accuse(best), "accuse"  # type: ignore[arg-type]
@@ -415,4 +419,5 @@ class LookaheadAgent(Agent):
         return ties[int(self.rng.integers(len(ties)))]
 
 
+#: this module's Clue agents by name (merged into agents.clue's registry later).
 AGENTS: dict[str, type[Agent]] = {"lookahead": LookaheadAgent}

@@ -119,6 +119,9 @@ def test_looks_at_leftover_pile_before_gambling():
     agent.reset(game, 0, 0)
     agent.threat = lambda obs, stop: {1: 1.0, 2: 1.0, 3: 1.0}  # type: ignore[method-assign]
     assert len(envelope_counts(game, obs)) == 4  # the two hidden leftovers leave four envelopes
+    cautious = LookaheadAgent(gamble=False)  # no gamble needed: the pile settles the envelope
+    cautious.reset(game, 0, 0)
+    assert cautious.act(obs) == ViewExtra() and not cautious.gambles
     assert agent.act(obs) == ViewExtra()
     state.apply(ViewExtra())
     obs = with_facts(game, state, state.observation(0), set(state.envelope) | extra)
