@@ -10,8 +10,10 @@ race, from the exact posterior over envelopes:
   model: determinisations drawn exactly uniformly from this agent's knowledge base
   (``solvers.exact``), in each of which every opponent's own knowledge base is rebuilt from
   what it was shown and asked, giving its envelope entropy ``H_j``; an opponent solves on a
-  given lap with probability ``q_j = 2 ** (-H_j / rate)``, and this agent needs
-  ``max(1, H / rate)`` more laps, so ``C(H) = prod_j (1 - q_j) ** max(1, H / rate)``;
+  given lap with probability ``q_j = min(1, 2 ** (-sharpness * (H_j - 0.5)))`` (about 0.64
+  at one bit, 0.26 at two, 0.04 at four), and this agent needs ``max(1, H / rate)`` more
+  laps, so ``C(H) = prod_j (1 - q_j) ** max(1, H / rate)``; the hazard is a first guess,
+  not yet fitted to logged games;
 - after its suggestion it accuses (a *gamble*, when not certain) if the best accusation
   chance beats ``C(H)``; before accusing it looks at the face-down leftover pile whenever the
   rules allow (an accusation follows anyway, so looking is free information);
@@ -185,8 +187,8 @@ def _entropy(counts: Iterable[int]) -> float:
 class LookaheadAgent(Agent):
     """Maximises the estimated probability of winning the race (see the module docstring).
 
-    Parameters: ``deadline`` seconds per move; ``rate`` bits an agent learns per lap in the
-    race model; ``samples`` determinisations for the opponent model (0: opponents ignored,
+    Parameters: ``deadline`` seconds per move; ``rate`` bits this agent learns per lap and
+    ``sharpness`` of the opponents' per-lap hazard in the race model; ``samples`` determinisations for the opponent model (0: opponents ignored,
     ``C = 1``); ``gamble`` (False: accuse only when certain); ``view_extra`` (look at the
     leftover pile before every accusation); ``refute`` one of ``leak-least``,
     ``repeat-random`` (RULES.md default) or ``random``; ``bluff`` the chance per turn of
@@ -200,6 +202,7 @@ class LookaheadAgent(Agent):
         self,
         deadline: float = 1.0,
         rate: float = 1.5,
+        sharpness: float = 1.3,
         samples: int = 4,
         gamble: bool = True,
         view_extra: bool = True,
@@ -210,7 +213,7 @@ class LookaheadAgent(Agent):
         **params: Any,
     ) -> None:
         super().__init__(
-            deadline=deadline, rate=rate, samples=samples, gamble=gamble, view_extra=view_extra,
+            deadline=deadline, rate=rate, sharpness=sharpness, samples=samples, gamble=gamble, view_extra=view_extra,
             refute=refute, bluff=bluff, objective=objective, limit=limit, **params,
         )
         from solvers._exact_core import DEFAULT_LIMIT
@@ -221,6 +224,7 @@ class LookaheadAgent(Agent):
             raise ValueError(f"objective must be 'win' or 'info', not {objective!r}")
         self.deadline = float(deadline)
         self.rate = float(rate)
+        self.sharpness = float(sharpness)
         self.samples = int(samples)
         self.gamble = bool(gamble)
         self.view_extra = bool(view_extra)
@@ -265,7 +269,7 @@ class LookaheadAgent(Agent):
                     if done[j] and time.perf_counter() > stop:
                         break
                     h = _entropy(_envelope_counts(opponent_view(self.game, obs, j, w, self.rng), self.limit).values())  # type: ignore[arg-type]
-                    sums[j] += 2.0 ** (-h / self.rate)
+                    sums[j] += min(1.0, 2.0 ** (-self.sharpness * (h - 0.5)))
                     done[j] += 1
             out = {j: sums[j] / done[j] for j in live if done[j]}
         self._threat = (key, out)
@@ -284,7 +288,7 @@ class LookaheadAgent(Agent):
         obs = observation
         assert isinstance(obs, ClueObservation) and isinstance(self.game, ClueGame)
         t0 = time.perf_counter()
-        stop = t0 + 0.75 * self.deadline
+        stop = t0 + 0.6 * self.deadline
         if obs.to_refute is not None:
             action = self.show(obs)
             kind = "refute"
@@ -304,12 +308,12 @@ class LookaheadAgent(Agent):
         if EndTurn() in legal:  # after the suggestion: gamble or go on
             if self.gamble:
                 h = _entropy(counts.values())
-                go_on = self.survival(h, self.threat(obs, time.perf_counter() + 0.3 * self.deadline))
+                go_on = self.survival(h, self.threat(obs, time.perf_counter() + 0.25 * self.deadline))
                 chance = top / total
                 viewable = self.view_extra and ViewExtra() in legal
                 if viewable:
                     chance = max(chance, self._chance_after_viewing(kb))
-                if chance > go_on:
+                if chance > go_on or chance >= 1.0:
                     self.gambles.append((obs.turn, chance))
                     return (ViewExtra() if viewable else Accuse(best)), "gamble"  # type: ignore[arg-type]
             elif self.view_extra and ViewExtra() in legal and self._chance_after_viewing(kb) >= 1.0:
@@ -368,7 +372,7 @@ class LookaheadAgent(Agent):
         jitter = self.rng.random(len(keys))
         order = sorted(range(len(keys)), key=lambda i: (-promise(classes[keys[i]][0]), jitter[i]))
         h0 = _entropy(_envelope_counts(kb, self.limit).values())
-        threat = {} if self.objective == "info" else self.threat(obs, time.perf_counter() + 0.3 * self.deadline)
+        threat = {} if self.objective == "info" else self.threat(obs, time.perf_counter() + 0.25 * self.deadline)
         best_key, best_v = keys[order[0]], (-1.0, -1.0)
         slowest = 0.0  # the longest single evaluation so far: never start one that cannot finish
         for i in order:
