@@ -15,7 +15,7 @@ race, from the exact posterior over envelopes:
   laps, so ``C(H) = prod_j (1 - q_j) ** max(1, H / rate)``; the hazard is a first guess,
   not yet fitted to logged games;
 - after its suggestion it accuses (a *gamble*, when not certain) if the best accusation
-  chance beats ``C(H)``; before accusing it looks at the face-down leftover pile whenever the
+  chance beats ``C(H)`` and is at least ``min_gamble``; before accusing it looks at the face-down leftover pile whenever the
   rules allow (an accusation follows anyway, so looking is free information);
 - it refutes leaking least: a card that suggester has already seen from it, otherwise the card
   whose revelation lowers the suggester's envelope entropy least (in a knowledge base of what
@@ -188,7 +188,9 @@ class LookaheadAgent(Agent):
     """Maximises the estimated probability of winning the race (see the module docstring).
 
     Parameters: ``deadline`` seconds per move; ``rate`` bits this agent learns per lap and
-    ``sharpness`` of the opponents' per-lap hazard in the race model; ``samples`` determinisations for the opponent model (0: opponents ignored,
+    ``sharpness`` of the opponents' per-lap hazard in the race model; ``min_gamble`` the
+    smallest chance it accuses on short of certainty (3-player gambles below one half lost
+    far more often than the model expected); ``samples`` determinisations for the opponent model (0: opponents ignored,
     ``C = 1``); ``gamble`` (False: accuse only when certain); ``view_extra`` (look at the
     leftover pile before every accusation); ``refute`` one of ``leak-least``,
     ``repeat-random`` (RULES.md default) or ``random``; ``bluff`` the chance per turn of
@@ -203,6 +205,7 @@ class LookaheadAgent(Agent):
         deadline: float = 1.0,
         rate: float = 1.5,
         sharpness: float = 1.3,
+        min_gamble: float = 0.5,
         samples: int = 4,
         gamble: bool = True,
         view_extra: bool = True,
@@ -213,7 +216,7 @@ class LookaheadAgent(Agent):
         **params: Any,
     ) -> None:
         super().__init__(
-            deadline=deadline, rate=rate, sharpness=sharpness, samples=samples, gamble=gamble, view_extra=view_extra,
+            deadline=deadline, rate=rate, sharpness=sharpness, min_gamble=min_gamble, samples=samples, gamble=gamble, view_extra=view_extra,
             refute=refute, bluff=bluff, objective=objective, limit=limit, **params,
         )
         from solvers._exact_core import DEFAULT_LIMIT
@@ -225,6 +228,7 @@ class LookaheadAgent(Agent):
         self.deadline = float(deadline)
         self.rate = float(rate)
         self.sharpness = float(sharpness)
+        self.min_gamble = float(min_gamble)
         self.samples = int(samples)
         self.gamble = bool(gamble)
         self.view_extra = bool(view_extra)
@@ -313,7 +317,7 @@ class LookaheadAgent(Agent):
                 viewable = self.view_extra and ViewExtra() in legal
                 if viewable:
                     chance = max(chance, self._chance_after_viewing(kb))
-                if chance > go_on or chance >= 1.0:
+                if (chance > go_on and chance >= self.min_gamble) or chance >= 1.0:
                     self.gambles.append((obs.turn, chance))
                     return (ViewExtra() if viewable else Accuse(best)), "gamble"  # type: ignore[arg-type]
             elif self.view_extra and ViewExtra() in legal and self._chance_after_viewing(kb) >= 1.0:

@@ -78,7 +78,7 @@ def test_accuses_when_certain():
     assert agent.act(obs) == Accuse(state.envelope)
 
 
-def _fifty_fifty(gamble: bool = True) -> tuple[LookaheadAgent, ClueObservation, ClueState]:
+def _fifty_fifty(gamble: bool = True, min_gamble: float = 0.5) -> tuple[LookaheadAgent, ClueObservation, ClueState]:
     """After its own suggestion, player 0 knows the envelope up to two weapons."""
     game = ClueGame(num_players=3)
     state = game.new_initial_state(11)
@@ -87,7 +87,7 @@ def _fifty_fifty(gamble: bool = True) -> tuple[LookaheadAgent, ClueObservation, 
     obs = with_facts(game, state, state.observation(0), set(state.envelope) | {other_weapon})
     counts = envelope_counts(game, obs)
     assert len(counts) == 2 and len(set(counts.values())) == 1
-    agent = LookaheadAgent(gamble=gamble)
+    agent = LookaheadAgent(gamble=gamble, min_gamble=min_gamble)
     agent.reset(game, 0, 3)
     return agent, obs, state
 
@@ -102,6 +102,10 @@ def test_gambles_only_when_opponents_are_about_to_solve():
     # opponents nowhere near: the envelope will be certain next lap, so wait
     agent, obs, state = _fifty_fifty()
     agent.threat = lambda obs, stop: {1: 0.0, 2: 0.0}  # type: ignore[method-assign]
+    assert agent.act(obs) == EndTurn()
+    # nor below the smallest chance it gambles on
+    agent, obs, state = _fifty_fifty(min_gamble=0.6)
+    agent.threat = lambda obs, stop: {1: 1.0, 2: 1.0}  # type: ignore[method-assign]
     assert agent.act(obs) == EndTurn()
     # gamble=False never accuses short of certainty
     agent, obs, state = _fifty_fifty(gamble=False)
