@@ -306,10 +306,20 @@ def test_random_and_board_agents_finish_games(n):
         assert record.failure is None, record.failure
 
 
+class _AlwaysKitchen(agents.Agent):
+    """Board-blind: suggests in the Kitchen whatever it is offered."""
+
+    name = "always-kitchen"
+
+    def act(self, obs):
+        return Suggest((0, 6, self.game.deck.card("Kitchen").id))
+
+
 def test_board_blind_agent_forfeits_outside_its_room():
     game = ClueGame(num_players=3, board_mode="board")
-    record = play_game(game, [agents.get("deductive", game="clue") for _ in range(3)], 0)
+    record = play_game(game, [_AlwaysKitchen() for _ in range(3)], 0)
     assert record.failure is not None and record.failure.kind == "illegal"
+    assert "only in a room" in record.failure.message
 
 
 def test_render_shows_rooms_and_tokens():
