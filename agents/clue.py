@@ -115,6 +115,9 @@ class NotebookAgent(_ClueAgent):
         held = np.zeros(n_cards, dtype=bool)  # known to be in some player's hand or the extra pile
         not_held = np.zeros((n_cards, obs.num_players), dtype=bool)
         envelope = np.zeros(n_cards, dtype=bool)
+        if obs.player is not None:  # I know my own hand: I hold nothing else
+            not_held[:, obs.player] = True
+            not_held[list(obs.hand), obs.player] = False
         for e in obs.events:
             if isinstance(e, Dealt) or isinstance(e, (ExtraSeen, ExtraRevealed)) and e.cards:
                 held[list(e.cards)] = True
@@ -158,6 +161,10 @@ class DeductiveAgent(_ClueAgent):
         self.solver_name = solver
         self._solver = None
         self._cache: tuple[int, np.ndarray] | None = None
+
+    def reset(self, game: Any, player: int, seed: Any = None) -> None:
+        super().reset(game, player, seed)
+        self._cache = None  # keyed by event count: never carry it into another game
 
     def _possible(self, obs: ClueObservation) -> np.ndarray:
         key = len(obs.events)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent
 from deduce.errors import UnknownName
+from deduce.games.registry import game_names
 
 __all__ = ["get", "register", "available"]
 
@@ -32,14 +34,30 @@ def register(name: str, factory: Factory, game: str = "*") -> None:
 
 
 def _game_agents(game: str) -> dict[str, Factory]:
+    """The agents of ``game``: ``AGENTS`` in ``agents.<game>`` and in any ``agents.<game>_*``
+    module (e.g. ``agents.clue_board``, ``agents.clue_search``), then run-time registrations."""
     if game == "*":
         return {}
-    module = "agents." + game.replace("-", "_")
+    stem = game.replace("-", "_")
     found: dict[str, Factory] = {}
-    if importlib.util.find_spec(module) is not None:
-        found.update(importlib.import_module(module).AGENTS)
+    other_games = {g.replace("-", "_") for g in game_names()} - {stem}
+    modules = [stem] + sorted(
+        m.name
+        for m in pkgutil.iter_modules(_package_path())
+        if m.name.startswith(stem + "_") and m.name not in other_games
+    )
+    for name in modules:
+        module = "agents." + name
+        if importlib.util.find_spec(module) is not None:
+            found.update(getattr(importlib.import_module(module), "AGENTS", {}))
     found.update({n: f for (n, g), f in _EXTRA.items() if g == game})
     return found
+
+
+def _package_path() -> list[str]:
+    import agents
+
+    return list(agents.__path__)
 
 
 def available(game: str | None = None) -> tuple[str, ...]:

@@ -149,7 +149,7 @@ def audit(
     agents_pkg = importlib.import_module("agents")
     solvers_pkg = importlib.import_module("solvers")
     cls = game_class(game_name)
-    names = list(agents or agents_pkg.available(game_name))
+    names = list(agents or _agents_that_play(game_name, agents_pkg, config))
     backends = []
     for s in solvers:
         try:
@@ -170,6 +170,21 @@ def audit(
         report.events += len(events)
         _check_determinism(game, seated, game_seed, actions, events, agents_pkg, report)
     return report
+
+
+def _agents_that_play(game_name: str, agents_pkg: Any, config: dict[str, Any] | None) -> list[str]:
+    """Every agent registered for the game that accepts this configuration (a board agent
+    refuses the board-less game in ``reset``)."""
+    cls = game_class(game_name)
+    game = make(game_name, num_players=cls.min_players, **(config or {}))
+    names = []
+    for name in agents_pkg.available(game_name):
+        try:
+            agents_pkg.get(name, game=game_name).reset(game, 0, 0)
+        except Exception:
+            continue
+        names.append(name)
+    return names
 
 
 def _new_agents(game: Game, seated: Sequence[str], agents_pkg: Any, agent_seeds: Sequence[int]) -> list[Any]:
