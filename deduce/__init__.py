@@ -30,6 +30,7 @@ from deduce.errors import (
 from deduce.games import Action, Event, Game, Observation, State, game_names, make
 from deduce.knowledge import KnowledgeBase, propagate
 
+#: the library version, also recorded in every tournament's results
 __version__ = "0.1.0"
 
 __all__ = [

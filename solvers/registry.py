@@ -30,6 +30,7 @@ def register(name: str, factory: str | Callable[..., Solver]) -> None:
 
 
 def available() -> tuple[str, ...]:
+    """The names ``solvers.get`` accepts."""
     return tuple(_FACTORIES)
 
 

@@ -16,6 +16,7 @@ _SUBCOMMANDS = ("solve", "tournament", "report", "games", "play", "assist", "ben
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``deduce`` argument parser with every subcommand module that is present."""
     parser = argparse.ArgumentParser(
         prog="deduce", description="AI opponents for hidden-information deduction board games."
     )
@@ -33,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``deduce`` command; returns its exit status (2 for bad input, with one line)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:

@@ -37,6 +37,7 @@ def game_names() -> tuple[str, ...]:
 
 
 def game_class(name: str) -> type[Game]:
+    """The Game class registered as ``name`` (its module is imported on first use)."""
     entry = _GAMES.get(name) if isinstance(name, str) else None
     if entry is None:
         if name not in game_names():

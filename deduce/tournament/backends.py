@@ -25,6 +25,8 @@ Rows = list[dict[str, Any]]
 
 
 class BackendName(StrEnum):
+    """Where a tournament's games run (same results on every backend for the same seed)."""
+
     AUTO = "auto"  #: serial, moving to processes once the remaining games look long enough
     SERIAL = "serial"
     PROCESSES = "processes"
