@@ -15,6 +15,7 @@ a given deal (``MafiaCodeState.from_deal``) and seed replays the same dice.
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -368,6 +369,7 @@ class MafiaCodeState(State):
         self.game: MafiaCodeGame = game
         cfg = game.config
         root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+        self._seed = copy.deepcopy(root)  # unspawned: a variant deal replays the same dice
         deal_seq, dice_seq = root.spawn(2)
         self.rng = np.random.default_rng(dice_seq)
         if deal is None:
@@ -606,6 +608,70 @@ class MafiaCodeState(State):
         self.turn_player = (self.turn_player + 1) % cfg.num_players
         events.extend(self._roll(self.turn_player, opening=False))
         return events
+
+    # -- audit -------------------------------------------------------------------------------
+    def hidden_variant(
+        self, player: int, actions: Sequence[Action], rng: np.random.Generator
+    ) -> MafiaCodeState | None:
+        """Exchange up to three unrevealed cards between two places ``player`` cannot see (other
+        hands, the box) keeping every written count and crossed-off card true, then replay
+        ``actions`` with the same dice: nothing ``player`` saw may change."""
+        n = self.game.num_players
+        places = [q for q in range(n) if q != player] + [n]
+        pairs = [(x, y) for x in places for y in places if x < y]
+        tries = 0
+        for i in rng.permutation(len(pairs)) if pairs else []:
+            exchanges = self._silent_exchanges(*pairs[i])
+            for j in rng.permutation(len(exchanges)) if exchanges else []:
+                out, into = exchanges[j]
+                variant = self._replay_with_swap(dict(zip(out + into, into + out, strict=True)), actions)
+                if variant is not None:
+                    return variant
+                tries += 1
+                if tries >= 5:
+                    return None
+        return None
+
+    def _silent_exchanges(self, x: int, y: int, most: int = 3) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """Sets of up to ``most`` unrevealed cards that places ``x`` and ``y`` (a seat, or
+        ``num_players`` for the box) can trade without changing a written count or holding a
+        card crossed off for them."""
+        n, g = self.game.num_players, self.game
+        shown = {c for r in self.revealed for c in r}
+
+        def held(q: int) -> list[int]:
+            return [c for c in (self.hands[q] if q < n else self.box) if c not in shown]
+
+        cells = [code for q in (x, y) if q < n for code in self.sheets[q]]
+        crossed = [set(self.crossed[q]) if q < n else set() for q in (x, y)]
+
+        def key(cards: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(sum(1 for c in cards if g.colour_of[c] == col or g.letter_of[c] == let) for col, let in cells)
+
+        found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        for k in range(1, most + 1):
+            by_key: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+            for out in itertools.combinations(held(x), k):
+                if not crossed[1] & set(out):
+                    by_key.setdefault(key(out), []).append(out)
+            for into in itertools.combinations(held(y), k):
+                if not crossed[0] & set(into):
+                    found += [(out, into) for out in by_key.get(key(into), [])]
+            if found:
+                break
+        return found
+
+    def _replay_with_swap(self, swap: dict[int, int], actions: Sequence[Action]) -> MafiaCodeState | None:
+        """The game from this deal with cards exchanged by ``swap`` and the same dice, after
+        ``actions`` (None if one of them is illegal there)."""
+        hands = [tuple(swap.get(c, c) for c in h) for h in self.hands]
+        try:
+            other = MafiaCodeState.from_deal(self.game, hands, seed=copy.deepcopy(self._seed))
+            for action in actions:
+                other.apply(action)
+        except IllegalAction:
+            return None
+        return other
 
     # -- logs --------------------------------------------------------------------------------
     def world(self) -> np.ndarray:
