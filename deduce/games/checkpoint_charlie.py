@@ -24,6 +24,7 @@ token that is not up). The chief is the set of faces that are not ``down``.
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -530,6 +531,7 @@ class CheckpointCharlieState(State):
     def __init__(self, game: CheckpointCharlieGame, rng: np.random.Generator) -> None:
         super().__init__(game)
         self.game: CheckpointCharlieGame = game
+        self._rng_start = copy.deepcopy(rng)  # a variant deal replays the same draws
         self.rng = rng
         cfg = game.config
         n = cfg.num_players
@@ -846,6 +848,62 @@ class CheckpointCharlieState(State):
             self.starter = chief_taker
         self._start_round()
 
+    # -- audit -------------------------------------------------------------------------------
+    def hidden_variant(
+        self, player: int, actions: Sequence[Action], rng: np.random.Generator
+    ) -> CheckpointCharlieState | None:
+        """Re-deal the current round's tokens ``player`` has not seen (other seats' features,
+        unrevealed bag tokens and their coins) consistently with every kept and discarded cat,
+        then replay ``actions`` with the same draws: nothing ``player`` saw may change."""
+        if self.finished:
+            return None
+        deals = self._unseen_deals(player)
+        for i in rng.permutation(len(deals))[:5] if deals else []:
+            variant = self._replay_with_deal(deals[i], actions)
+            if variant is not None:
+                return variant
+        return None
+
+    def _unseen_deals(self, player: int) -> list[RoundDeal]:
+        """Every other deal of the current round that ``player``'s view cannot tell apart."""
+        n, deal, shown = self.game.num_players, self.deal, self.hounds_drawn
+        fixed = set(deal.bag[:shown]) | {deal.features[player]}
+        free = [f for f in range(NUM_FEATURES) if f not in fixed]
+        others = [q for q in range(n) if q != player]
+        out = []
+        for picked in itertools.permutations(free, len(others)):
+            features = list(deal.features)
+            for q, f in zip(others, picked, strict=True):
+                features[q] = f
+            if any(
+                not all(matches(c, features[q], self.sides[q] or 0) for c in self.kept[q])
+                or any(matches(c, features[q], self.sides[q] or 0) for c in self.discarded[q])
+                for q in others
+            ):
+                continue
+            rest = tuple(f for f in free if f not in picked)
+            for coins in itertools.product((0, 1), repeat=len(rest)):
+                other = RoundDeal(
+                    tuple(features), deal.bag[:shown] + rest, deal.coins[:shown] + coins, deal.deck
+                )
+                if other != deal:
+                    out.append(other)
+        return out
+
+    def _replay_with_deal(self, deal: RoundDeal, actions: Sequence[Action]) -> CheckpointCharlieState | None:
+        """The game with the same draws but ``deal`` for the current round, after ``actions``
+        (None if one of them is illegal there)."""
+        other = CheckpointCharlieState(self.game, copy.deepcopy(self._rng_start))
+        redealt = False
+        try:
+            for action in [*actions, None]:
+                if not redealt and other.round == self.round:
+                    other, redealt = other.redeal(deal), True
+                if action is not None:
+                    other.apply(action)
+        except (IllegalAction, ValueError):
+            return None
+        return other if redealt else None
 
 def _fold(
     game: CheckpointCharlieGame,
