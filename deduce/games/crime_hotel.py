@@ -26,6 +26,7 @@ import numpy as np
 
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, Transfer
+from deduce.errors import IllegalAction
 from deduce.games.base import Action, Event, Game, Observation, State
 from deduce.knowledge import KnowledgeBase
 
@@ -519,6 +520,7 @@ class CrimeHotelState(State):
     def __init__(self, game: CrimeHotelGame, rng: np.random.Generator, deal: Any = None) -> None:
         super().__init__(game)
         self.game: CrimeHotelGame = game
+        self._rng_start = copy.deepcopy(rng)  # a variant deal replays the same draws
         self.rng = rng
         cfg = game.config
         n = cfg.num_players
@@ -899,6 +901,75 @@ class CrimeHotelState(State):
         self.finished = True
         self.match_result = self.match_winners()
         self._emit(MatchEnded(self.match_result, tuple(self.totals)))
+
+    # -- audit -------------------------------------------------------------------------------
+    def hidden_variant(self, player: int, actions: Sequence[Action], rng: np.random.Generator) -> CrimeHotelState | None:
+        """Swap two same-floor cards of the current game's deal that ``player`` has not seen
+        (other hands, the hidden room, boxed leftovers), then replay ``actions`` with the same
+        draws: nothing ``player`` saw may change."""
+        if self.finished:
+            return None
+        places = self._unseen_places(player)
+        pairs = [
+            (a, b)
+            for i, (x, a) in enumerate(places)
+            for y, b in places[i + 1 :]
+            if x != y and self.game.floor_of[a] == self.game.floor_of[b]
+        ]
+        for i in rng.permutation(len(pairs))[:5] if pairs else []:
+            a, b = pairs[i]
+            variant = self._replay_with_swap({a: b, b: a}, actions)
+            if variant is not None:
+                return variant
+        return None
+
+    def _unseen_places(self, player: int) -> list[tuple[int, int]]:
+        """(place, card) of every card of the current deal ``player`` has not seen: seats by
+        number, ``-1`` the hidden room, ``-2`` the boxed leftovers."""
+        events = self.game.current_game_events(self._events)
+        seen: set[int] = set()
+        dealt: dict[int, tuple[int, ...]] = {}
+        for e in events:
+            if isinstance(e, Dealt):
+                dealt[e.player] = e.cards
+            elif isinstance(e, Played | FinalRevealed | HiddenRevealed):
+                seen.add(e.card)
+            elif isinstance(e, Exchanged) and player in (e.actor, e.target):
+                seen |= set(e.given or ()) | set(e.taken or ())
+            elif isinstance(e, Checked) and player in (e.actor, e.target):
+                seen |= set(e.cards or ())
+        seen |= set(dealt.get(player, ()))
+        places = [(q, c) for q, cards in dealt.items() if q != player for c in cards]
+        places.append((-1, self.hidden))
+        if self.game.config.leftover == "box":
+            places += [(-2, c) for c in self.leftover]
+        return [(q, c) for q, c in places if c not in seen]
+
+    def _replay_with_swap(self, swap: dict[int, int], actions: Sequence[Action]) -> CrimeHotelState | None:
+        """The match with the same draws but the current game's deal changed by ``swap``, after
+        ``actions`` (None if one of them is illegal there)."""
+        other = CrimeHotelState(self.game, copy.deepcopy(self._rng_start))
+        swapped = False
+        try:
+            for action in [*actions, None]:
+                if not swapped and other.game_index == self.game_index:
+                    other._swap_deal(swap)
+                    swapped = True
+                if action is not None:
+                    other.apply(action)
+        except IllegalAction:
+            return None
+        return other if swapped else None
+
+    def _swap_deal(self, swap: dict[int, int]) -> None:
+        """Exchange cards of a game just dealt (hand order kept, so the same draws pick the
+        same positions)."""
+        n = self.game.num_players
+        self.hands = [[swap.get(c, c) for c in h] for h in self.hands]
+        self.hidden = swap.get(self.hidden, self.hidden)
+        self.leftover = tuple(sorted(swap.get(c, c) for c in self.leftover))
+        self._events[-n:] = [Dealt(p, tuple(sorted(h))) for p, h in enumerate(self.hands)]
+        self._snapshots[-1] = self._current_world()
 
     def winners(self) -> tuple[int, ...]:
         """The match winners after the tie-breaks (empty until the match ends)."""

@@ -8,6 +8,7 @@ import pytest
 from deduce.audit import audit
 
 QUICK_AGENTS = {
+    "crime-hotel": ["random"],
     "checkpoint-charlie": ["patient", "random"],
     "mafia-code": ["facts", "random"],
 }
