@@ -974,5 +974,42 @@ class AlibiState(State):
         sheets = tuple(tuple(sorted(s.items())) for s in self.sheets)
         return [Revealed(self.box, sheets, tuple(pts), tuple(self.scores))]
 
+    # -- audit -------------------------------------------------------------------------------
+    def hidden_variant(self, player: int, actions: Sequence[Action], rng: np.random.Generator) -> AlibiState | None:
+        """Swap two dealt cards ``player`` has never held nor seen melded (between two other
+        hands, or a hand and the box within a category), replay ``actions`` and keep the result
+        if every public answer is the same: nothing ``player`` saw may change."""
+        if self.finished:
+            return None
+        g, world = self.game, self.world()
+        deal = world[0]
+        unseen = [c for c in range(g.num_cards) if not np.isin(world[:, c], [player, g.meld_loc]).any()]
+        pairs = [
+            (a, b)
+            for i, a in enumerate(unseen)
+            for b in unseen[i + 1 :]
+            if deal[a] != deal[b]
+            and (g.box_loc not in (deal[a], deal[b]) or g.card_category[a] == g.card_category[b])
+        ]
+        answers = [e.answer for e in self._events if isinstance(e, Asked)]
+        for i in rng.permutation(len(pairs))[:10] if pairs else []:
+            variant = self._replay_with_swap(*pairs[i], actions)
+            if variant is not None and [e.answer for e in variant._events if isinstance(e, Asked)] == answers:
+                return variant
+        return None
+
+    def _replay_with_swap(self, a: int, b: int, actions: Sequence[Action]) -> AlibiState | None:
+        """The game from this deal with cards ``a`` and ``b`` exchanged, after ``actions``
+        (None if one of them is illegal there)."""
+        swap = {a: b, b: a}
+        hands = [[swap.get(int(c), int(c)) for c in np.flatnonzero(self.history[0] == p)] for p in range(len(self.hands))]
+        try:
+            other = AlibiState.from_deal(self.game, [swap.get(c, c) for c in self.box], hands)
+            for action in actions:
+                other.apply(action)
+        except IllegalAction:
+            return None
+        return other
+
 
 GAME = AlibiGame

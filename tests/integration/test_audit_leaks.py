@@ -8,6 +8,7 @@ import pytest
 from deduce.audit import audit
 
 QUICK_AGENTS = {
+    "alibi": ["random"],
     "crime-hotel": ["random"],
     "checkpoint-charlie": ["patient", "random"],
     "mafia-code": ["facts", "random"],
