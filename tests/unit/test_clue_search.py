@@ -135,7 +135,7 @@ def test_looks_at_leftover_pile_before_gambling():
 def test_never_accuses_an_excluded_triple_and_games_finish():
     for players, seed in ((3, 0), (3, 1), (4, 2)):
         game = small(players, max_turns=60)
-        seats = [LookaheadAgent(deadline=0.5) for _ in range(players)]
+        seats = [LookaheadAgent(deadline=0.5, objective="win" if i == 0 else "info") for i in range(players)]
         checked: list[tuple[tuple[int, ...], int]] = []
         for seat in seats:
             original = seat.act
