@@ -32,6 +32,7 @@ import numpy as np
 
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, NotAt, Op
+from deduce.errors import IllegalAction
 from deduce.games.base import Action, Event, Game, Observation, State
 from deduce.knowledge import KnowledgeBase
 
@@ -637,6 +638,7 @@ class AlibiAdlungState(State):
         self.game: AlibiAdlungGame = game
         cfg = game.config
         root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+        self._seed = copy.deepcopy(root)  # unspawned: a variant deal replays the same reshuffles
         deal_seq, suspect_seq, play_seq = root.spawn(3)
         self.rng = np.random.default_rng(play_seq)
         if deck_order is None:
@@ -649,9 +651,10 @@ class AlibiAdlungState(State):
             raise ValueError("deck_order must be a permutation of every card id")
         if sorted(suspect_order) != list(range(len(game.suspects))):
             raise ValueError("suspect_order must be a permutation of every suspect id")
+        self._deal = (tuple(deck_order), tuple(suspect_order))
         n = cfg.num_players
         #: the draw deck, top card first.
-        self.deck: list[int] = deck_order
+        self.deck: list[int] = list(deck_order)
         self.suspect_deck: list[int] = suspect_order[cfg.row_size :]
         self.row: list[int] = suspect_order[: cfg.row_size]
         self.hands: list[list[int]] = [[] for _ in range(n)]
@@ -1068,6 +1071,54 @@ class AlibiAdlungState(State):
         self.phase = Phase.OVER
         self.end_reason = reason
         return [GameEnded(reason, tuple(self.scores))]
+
+    # -- audit -------------------------------------------------------------------------------
+    def hidden_variant(
+        self, player: int, actions: Sequence[Action], rng: np.random.Generator
+    ) -> AlibiAdlungState | None:
+        """Permute the cards ``player`` has never seen (first freely, then only among copies of
+        one feature or special), replay ``actions`` with the same reshuffles: nothing
+        ``player`` saw may change."""
+        g = self.game
+        seen = set(self.hands[player])
+        for e in self.views(player):
+            for attr in ("card", "target"):
+                if hasattr(e, attr):
+                    seen.add(int(getattr(e, attr)))
+            seen.update(int(c) for c in getattr(e, "cards", ()) or ())
+        unseen = [c for c in range(len(g.deck)) if c not in seen]
+        if len(unseen) < 2:
+            return None
+        for attempt in range(5):
+            if attempt < 3:
+                mapping = dict(zip(unseen, rng.permutation(unseen).tolist(), strict=True))
+            else:
+                by_type: dict[object, list[int]] = {}
+                for c in unseen:
+                    by_type.setdefault(g.feature_of[c] or g.special_of[c], []).append(c)
+                mapping = {}
+                for group in by_type.values():
+                    mapping.update(zip(group, rng.permutation(group).tolist(), strict=True))
+            if all(k == v for k, v in mapping.items()):
+                continue
+            variant = self._replay_with_mapping(mapping, actions)
+            if variant is not None:
+                return variant
+        return None
+
+    def _replay_with_mapping(self, mapping: dict[int, int], actions: Sequence[Action]) -> AlibiAdlungState | None:
+        """The game from this deal with cards renamed by ``mapping`` and the same reshuffles,
+        after ``actions`` (None if one of them is illegal there)."""
+        deck_order, suspect_order = self._deal
+        try:
+            other = AlibiAdlungState.from_deal(
+                self.game, [mapping.get(c, c) for c in deck_order], suspect_order, seed=copy.deepcopy(self._seed)
+            )
+            for action in actions:
+                other.apply(action)
+        except IllegalAction:
+            return None
+        return other
 
 
 GAME = AlibiAdlungGame

@@ -8,6 +8,7 @@ import pytest
 from deduce.audit import audit
 
 QUICK_AGENTS = {
+    "alibi-adlung": ["counting", "random"],
     "alibi": ["random"],
     "crime-hotel": ["random"],
     "checkpoint-charlie": ["patient", "random"],
