@@ -95,7 +95,8 @@ def _worlds_bound(kb: Any, facts_only: bool = False) -> float:
     sizes = possible.sum(axis=2).astype(float)
     if (sizes == 0).any():
         return 0.0
-    return float(np.exp(np.log(sizes).sum()))  # in logs: the product overflows on big decks
+    log_total = float(np.log(sizes).sum())  # in logs: the product overflows on big decks
+    return math.inf if log_total > 700 else math.exp(log_total)
 
 
 def _agreement(kb: Any, backends: Sequence[Any]) -> tuple[int, str | None]:
