@@ -150,3 +150,19 @@ def test_exact_possible_agrees_with_cpsat_on_the_full_deck(n, seed, steps):
     assert np.array_equal(possible, solvers.get("cpsat").possible(kb))
     truth = state.world()
     assert possible[np.arange(len(truth)), truth].all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 60))
+def test_hidden_variant_keeps_the_players_observation(n, seed, steps):
+    """``hidden_variant`` renames only cards a player never saw: its view stays the same."""
+    game = AlibiAdlungGame(num_players=n)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    actions = random_play(state, rng, steps)
+    for p in range(n):
+        variant = state.hidden_variant(p, actions, rng)
+        if variant is not None:
+            assert not np.array_equal(variant.world(), state.world())
+            assert variant.observation(p) == state.observation(p)
+            assert variant.observation(None) == state.observation(None)

@@ -125,3 +125,24 @@ def test_cpsat_agrees_with_brute_on_tiny_decks(seed, player, asks):
         p = brute.possible(kb, epoch=e)
         assert (p == cpsat.possible(kb, epoch=e)).all()
         assert (p == EpochSolver().possible(kb, epoch=e)).all()
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=st.integers(3, 5), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 40))
+def test_hidden_variant_keeps_the_players_observation(n, seed, steps):
+    """``hidden_variant`` swaps only cards a player never saw and keeps every public answer:
+    the player's view stays the same."""
+    game = AlibiGame(num_players=n, max_rounds=3)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    actions = []
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        actions.append(_pick(state, rng, accuse_ok=False))
+        state.apply(actions[-1])
+    for p in range(n):
+        variant = state.hidden_variant(p, actions, rng)
+        if variant is not None:
+            assert not np.array_equal(variant.world(), state.world())
+            assert variant.observation(p) == state.observation(p)

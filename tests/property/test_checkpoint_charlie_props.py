@@ -198,3 +198,23 @@ def test_checkpoint_solver_agrees_with_cpsat() -> None:
         assert SOLVER.solution_counts(kb, "down") == cpsat.solution_counts(kb, "down")
         assert SOLVER.tallies(kb) == cpsat.tallies(kb)
         assert (SOLVER.possible(kb) == cpsat.possible(kb)).all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(3, 5), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 80))
+def test_hidden_variant_keeps_the_players_observation(n: int, seed: int, steps: int) -> None:
+    """``hidden_variant`` re-deals only tokens a player has not seen: its view stays the same."""
+    game = CheckpointCharlieGame(num_players=n)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    actions: list[Action] = []
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        actions.append(random_action(state, rng, 0.2))
+        state.apply(actions[-1])
+    for p in range(n):
+        variant = state.hidden_variant(p, actions, rng)
+        if variant is not None:
+            assert variant.deal != state.deal and variant.deal.features[p] == state.deal.features[p]
+            assert variant.observation(p) == state.observation(p)

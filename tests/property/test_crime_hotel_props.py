@@ -159,3 +159,24 @@ def test_chain_equals_cpsat_at_every_step_of_a_small_game(seed):
         for p in range(3):
             kb = game.knowledge(state.observation(p))
             assert chain.tallies(kb) == cp.tallies(kb)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**31), which=st.integers(0, len(CONFIGS) - 1), steps=st.integers(0, 80))
+def test_hidden_variant_keeps_the_players_observation(seed, which, steps):
+    """``hidden_variant`` swaps only cards a player has not seen: its view stays the same."""
+    game = CrimeHotelGame(**CONFIGS[which], games=2)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    actions = []
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        acts = state.legal_actions()
+        actions.append(acts[int(rng.integers(len(acts)))])
+        state.apply(actions[-1])
+    for p in range(game.num_players):
+        variant = state.hidden_variant(p, actions, rng)
+        if variant is not None:
+            assert not np.array_equal(variant.world(), state.world())
+            assert variant.observation(p) == state.observation(p)

@@ -153,3 +153,19 @@ def test_knowledge_finds_what_counting_implies():
     assert all(possible[c, truth[c]] for c in range(9))
     if not any(isinstance(a, Guess) for a in s.legal_actions()):
         pytest.fail("the first player must be able to guess")
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 25))
+def test_hidden_variant_keeps_the_players_observation(n, seed, steps):
+    """``hidden_variant`` moves only cards a player has not seen, so its view stays the same."""
+    game = MafiaCodeGame(num_players=n)
+    real = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    actions = random_play(real, rng, steps)
+    for p in range(n):
+        variant = real.hidden_variant(p, actions, rng)
+        if variant is not None:
+            assert variant.hands[p] == real.hands[p] and variant.hands != real.hands
+            assert variant.observation(p) == real.observation(p)
+            assert variant.observation(None) == real.observation(None)
