@@ -368,11 +368,8 @@ class AlibiGame(Game[AlibiConfig]):
     max_players: ClassVar[int] = 6
 
     def __init__(self, config: AlibiConfig | None = None, **fields: Any) -> None:
-        if config is None:
-            config = AlibiConfig(**fields)
-        elif fields:
-            raise TypeError("pass either an AlibiConfig or keyword fields, not both")
-        super().__init__(config)
+        super().__init__(config, **fields)
+        config = self.config
         cards: list[Card] = []
         set_cards: list[tuple[int, ...]] = []
         set_category: list[int] = []

@@ -495,11 +495,8 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
     max_players: ClassVar[int] = 5
 
     def __init__(self, config: AlibiAdlungConfig | None = None, **fields: Any) -> None:
-        if config is None:
-            config = AlibiAdlungConfig(**fields)
-        elif fields:
-            raise TypeError("pass either an AlibiAdlungConfig or keyword fields, not both")
-        super().__init__(config)
+        super().__init__(config, **fields)
+        config = self.config
         self.deck = config.deck()
         self.suspects: tuple[frozenset[str], ...] = tuple(frozenset(s) for s in config.suspect_table())
         self.feature_of: tuple[str | None, ...] = tuple(c.attribute("feature") for c in self.deck)  # type: ignore[misc]

@@ -75,8 +75,13 @@ class Game(abc.ABC, Generic[ConfigT]):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
 
-    def __init__(self, config: ConfigT) -> None:
-        self.config = config
+    def __init__(self, config: ConfigT | None = None, **fields: Any) -> None:
+        """Build from a config value, or from its fields (``XGame(num_players=4)``)."""
+        if config is None:
+            config = self.config_class(**fields)
+        elif fields:
+            raise TypeError(f"pass either a {self.config_class.__name__} or keyword fields, not both")
+        self.config: ConfigT = config
 
     @property
     def num_players(self) -> int:

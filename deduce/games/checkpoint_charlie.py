@@ -416,11 +416,8 @@ class CheckpointCharlieGame(Game[CheckpointCharlieConfig]):
     max_players: ClassVar[int] = 5
 
     def __init__(self, config: CheckpointCharlieConfig | None = None, **fields: Any) -> None:
-        if config is None:
-            config = CheckpointCharlieConfig(**fields)
-        elif fields:
-            raise TypeError("pass either a CheckpointCharlieConfig or keyword fields, not both")
-        super().__init__(config)
+        super().__init__(config, **fields)
+        config = self.config
         cards = []
         for f in range(NUM_FEATURES):
             for s in range(2):

@@ -344,11 +344,8 @@ class ClueGame(Game[ClueConfig]):
     max_players: ClassVar[int] = 6
 
     def __init__(self, config: ClueConfig | None = None, **fields: Any) -> None:
-        if config is None:
-            config = ClueConfig(**fields)
-        elif fields:
-            raise TypeError("pass either a ClueConfig or keyword fields, not both")
-        super().__init__(config)
+        super().__init__(config, **fields)
+        config = self.config
         self.deck = config.deck()
         self.categories = tuple(
             tuple(c.id for c in self.deck.in_category(cat)) for cat in ("suspect", "weapon", "room")

@@ -403,11 +403,8 @@ class CrimeHotelGame(Game[CrimeHotelConfig]):
     max_players = 4
 
     def __init__(self, config: CrimeHotelConfig | None = None, **fields: Any) -> None:
-        if config is None:
-            config = CrimeHotelConfig(**fields)
-        elif fields:
-            raise TypeError("pass either a CrimeHotelConfig or keyword fields, not both")
-        super().__init__(config)
+        super().__init__(config, **fields)
+        config = self.config
         self.deck = config.deck()
         self.floor_of = tuple(int(c.attribute("floor")) for c in self.deck)  # type: ignore[arg-type]
         self.digit_of = tuple(int(c.attribute("digit")) for c in self.deck)  # type: ignore[arg-type]

@@ -284,11 +284,8 @@ class MafiaCodeGame(Game[MafiaCodeConfig]):
     max_players: ClassVar[int] = 4
 
     def __init__(self, config: MafiaCodeConfig | None = None, **fields: Any) -> None:
-        if config is None:
-            config = MafiaCodeConfig(**fields)
-        elif fields:
-            raise TypeError("pass either a MafiaCodeConfig or keyword fields, not both")
-        super().__init__(config)
+        super().__init__(config, **fields)
+        config = self.config
         self.deck = config.deck()
         nl = len(config.letters)
         self.colour_of = tuple(c // nl for c in range(config.num_cards))
