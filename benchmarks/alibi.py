@@ -8,7 +8,6 @@ rates with 95% Wilson intervals.
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import time
 
@@ -18,6 +17,7 @@ import agents
 import solvers
 from deduce.games.alibi import Accuse, AlibiGame, AlibiState
 from deduce.play import play_game
+from deduce.tournament.stats import wilson
 from solvers.epoch_sample import EpochSampler, EpochSolver
 
 __all__ = ["main", "state_at_round", "wilson"]
@@ -38,16 +38,6 @@ def state_at_round(game: AlibiGame, seed: int, round_: int, pos: int = 1) -> Ali
         legal = [a for a in st.legal_actions() if not isinstance(a, Accuse)]
         st.apply(legal[int(rng.integers(len(legal)))])
     return st
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (c - h, c + h)
 
 
 def bench_update(seeds: int) -> None:

@@ -26,6 +26,7 @@ import numpy as np
 import agents
 import deduce
 import solvers
+from benchmarks._timing import TimingRow, timing_row
 from deduce.errors import NotSupported
 from deduce.play import play_game
 from deduce.tournament.stats import wilson
@@ -65,18 +66,6 @@ class ScoreRow:
         return wilson(self.wins, self.seats)
 
 
-@dataclass(frozen=True)
-class TimingRow:
-    players: int
-    what: str
-    samples: int
-    mean_ms: float
-    p50_ms: float
-    p95_ms: float
-    max_ms: float
-    refused: int = 0
-
-
 def scores(players: int, games: int, seed: int) -> list[ScoreRow]:
     """``games`` games of counting + random (counting seat rotated), then ``games`` all-random."""
     game = deduce.make("alibi-adlung", num_players=players)
@@ -102,12 +91,6 @@ def scores(players: int, games: int, seed: int) -> list[ScoreRow]:
             ms = 1000 * spent[name] / moves[name] if moves[name] else 0.0
             rows.append(ScoreRow(players, label, name, tuple(values[name]), wins[name], ms))
     return rows
-
-
-def _row(players: int, what: str, values: Sequence[float], refused: int = 0) -> TimingRow:
-    ms = sorted(1000 * v for v in values) or [0.0]
-    p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
-    return TimingRow(players, what, len(values), statistics.fmean(ms), statistics.median(ms), p95, ms[-1], refused)
 
 
 def timings(players: int, games: int, seed: int) -> list[TimingRow]:
@@ -148,9 +131,9 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
             decide.append(time.perf_counter() - t)
             state.apply(action)
     return [
-        _row(players, "knowledge update", build),
-        _row(players, "exact marginals", marg, refused),
-        _row(players, "counting decision", decide),
+        timing_row(players, "knowledge update", build),
+        timing_row(players, "exact marginals", marg, refused),
+        timing_row(players, "counting decision", decide),
     ]
 
 

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 import agents
 from deduce.games.crime_hotel import CrimeHotelGame
 from deduce.play import seeds_for
+from deduce.tournament.stats import wilson
 from solvers.crime_hotel import ChainSolver
 
 __all__ = ["Result", "run_setting", "wilson", "mean_ci", "main"]
@@ -51,17 +52,6 @@ class Result:
     update_ms_max: float
     decision_ms_mean: float
     decision_ms_max: float
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def mean_ci(xs: list[float], z: float = 1.96) -> tuple[float, tuple[float, float]]:

@@ -13,7 +13,6 @@ query, so a slow path shows before users see it.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ import numpy as np
 import agents
 import deduce
 import solvers
+from benchmarks._timing import TimingRow, timing_row
 from deduce.errors import NotSupported
 from deduce.play import play_game
 from deduce.tournament.stats import wilson
@@ -56,18 +56,6 @@ class WinRow:
         return wilson(self.wins, self.seats)
 
 
-@dataclass(frozen=True)
-class TimingRow:
-    players: int
-    what: str
-    samples: int
-    mean_ms: float
-    p50_ms: float
-    p95_ms: float
-    max_ms: float
-    refused: int = 0
-
-
 def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]:
     """Play ``games`` games per table of ``TABLES[players]``, rotating seats game by game."""
     game = deduce.make("mafia-code", num_players=players, expert=expert)
@@ -97,12 +85,6 @@ def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]
     return rows
 
 
-def _row(players: int, what: str, values: Sequence[float], refused: int = 0) -> TimingRow:
-    ms = sorted(1000 * v for v in values) or [0.0]
-    p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
-    return TimingRow(players, what, len(values), statistics.fmean(ms), statistics.median(ms), p95, ms[-1], refused)
-
-
 def timings(players: int, games: int, seed: int, expert: bool) -> list[TimingRow]:
     """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step
     of ``games`` random games (the states an agent actually meets, early ones included)."""
@@ -127,7 +109,7 @@ def timings(players: int, games: int, seed: int, expert: bool) -> list[TimingRow
                 refused += 1
             legal = obs.legal_actions
             state.apply(legal[int(rng.integers(len(legal)))])
-    return [_row(players, "knowledge update", build), _row(players, "exact marginals", marg, refused)]
+    return [timing_row(players, "knowledge update", build), timing_row(players, "exact marginals", marg, refused)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -42,7 +42,7 @@ import numpy as np
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, CountEver, Transfer
 from deduce.errors import IllegalAction
-from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.base import Action, Dealt, Event, Game, Observation, State
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -258,18 +258,6 @@ class Done(Action):
 
 
 # -- events -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Dealt(Event):
-    """``player`` holds ``cards`` (private)."""
-
-    player: int
-    cards: tuple[int, ...]
-    kind: ClassVar[str] = "hand"
-
-    def view(self, player: int | None) -> Event | None:
-        return self if player == self.player else None
-
-
 @dataclass(frozen=True)
 class Melded(Event):
     """``player`` laid down set ``set_id`` (its ``cards``) for ``points``; the cards are at the

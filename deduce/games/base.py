@@ -19,7 +19,7 @@ import numpy as np
 from deduce.errors import IllegalAction
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["Action", "Event", "Observation", "Game", "State", "PUBLIC"]
+__all__ = ["Action", "Event", "Dealt", "Observation", "Game", "State", "PUBLIC"]
 
 PUBLIC: frozenset[int] | None = None
 
@@ -41,6 +41,18 @@ class Event:
 
     def to_json(self, names: Sequence[str], deck: Any) -> dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Dealt(Event):
+    """``player`` holds ``cards``: private to that player (every card game's deal)."""
+
+    player: int
+    cards: tuple[int, ...]
+    kind: ClassVar[str] = "hand"
+
+    def view(self, player: int | None) -> Event | None:
+        return self if player == self.player else None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import numpy as np
 from deduce.cards import Deck
 from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt
 from deduce.errors import IllegalAction
-from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.base import Action, Dealt, Event, Game, Observation, State
 from deduce.games.clue_board import CLASSIC_BOARD, Board
 from deduce.knowledge import KnowledgeBase
 
@@ -199,18 +199,6 @@ class Move(Action):
 
 
 # -- events (what the log format also holds) --------------------------------------------------
-@dataclass(frozen=True)
-class Dealt(Event):
-    """``player`` holds ``cards`` (private to that player)."""
-
-    player: int
-    cards: tuple[int, ...]
-    kind: ClassVar[str] = "hand"
-
-    def view(self, player: int | None) -> Event | None:
-        return self if player == self.player else None
-
-
 @dataclass(frozen=True)
 class ExtraRevealed(Event):
     """The leftover pile is shown to everyone (easy variant)."""

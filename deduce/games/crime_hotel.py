@@ -27,7 +27,7 @@ import numpy as np
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, Transfer
 from deduce.errors import IllegalAction
-from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.base import Action, Dealt, Event, Game, Observation, State
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -226,18 +226,6 @@ class GameStarted(Event):
     leader: int
     revealed: tuple[int, ...]
     kind: ClassVar[str] = "game_started"
-
-
-@dataclass(frozen=True)
-class Dealt(Event):
-    """``player`` was dealt ``cards`` (private)."""
-
-    player: int
-    cards: tuple[int, ...]
-    kind: ClassVar[str] = "dealt"
-
-    def view(self, player: int | None) -> Event | None:
-        return self if player == self.player else None
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import numpy as np
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, NotAt
 from deduce.errors import IllegalAction
-from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.base import Action, Dealt, Event, Game, Observation, State
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -179,18 +179,6 @@ class Stop(Action):
 
 
 # -- events -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Dealt(Event):
-    """``player`` holds ``cards`` (private to that player)."""
-
-    player: int
-    cards: tuple[int, ...]
-    kind: ClassVar[str] = "hand"
-
-    def view(self, player: int | None) -> Event | None:
-        return self if player == self.player else None
-
-
 @dataclass(frozen=True)
 class CodeWritten(Event):
     """A rolled code (colour, letter indices) and the counts written for it (public).
