@@ -4,8 +4,9 @@ The person sees only what their seat sees: the events of their own observation, 
 words (Clue) or as readable fields with card and player names (every other game). On their
 turn they choose from the legal actions: a number from the list shown, or a few words that
 abbreviate the action ("sug gr rope hall"); ``notebook`` shows the detective's notebook of
-their own view and ``why CARD`` explains a deduction. Input comes from a given text stream,
-so tests and scripts can drive a whole game.
+their own view and ``why CARD`` explains a deduction. ``deduce play clue --board`` plays on
+the classic board: the board with every token is drawn at each of the person's turns (and on
+``board``). Input comes from a given text stream, so tests and scripts can drive a whole game.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ in Clue; each word abbreviates a word of the action). Also:
   list        every legal action, numbered      notebook   your detective's notebook
   why CARD    why a card must or cannot be somewhere
   events      everything you have seen so far  help       this text
+  board       the board and every token (Clue played with --board)
   quit        leave the game"""
 
 
@@ -44,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a game config field")
+    p.add_argument("--board", action="store_true", help="clue: play on the board (same as --set board_mode=board)")
     p.set_defaults(func=run)
 
 
@@ -95,7 +98,7 @@ class _Words:
 
     def __init__(self, game: Game, seat: int, names: Sequence[str]) -> None:
         self.game, self.seat, self.names = game, seat, names
-        module = f"deduce.games.{game.name.replace('-', '_')}_text"
+        module = getattr(game, "text_module", None) or f"deduce.games.{game.name.replace('-', '_')}_text"
         self.text = importlib.import_module(module) if importlib.util.find_spec(module) else None
 
     def event(self, event: Event) -> str:
@@ -112,6 +115,12 @@ class _Words:
         if self.text is not None and hasattr(self.text, "phraser"):
             return self.text.phraser(self.game, events)
         return None
+
+    def board(self, positions: Sequence[int]) -> str | None:
+        """The board picture for this seat, if the game is played on one."""
+        if getattr(self.game, "board", None) is None or self.text is None or not hasattr(self.text, "board_text"):
+            return None
+        return self.text.board_text(self.game, positions, self.seat)
 
 
 def _matches(tokens: Sequence[str], text: str) -> bool:
@@ -178,6 +187,13 @@ class HumanGame:
         obs = self.state.observation(self.seat)
         actions = list(obs.legal_actions)
         lines = ["-- your turn"]
+        picture = self.words.board(getattr(obs, "positions", ()))
+        if picture is not None:
+            lines.append(picture)
+            if getattr(obs, "roll", None) is not None:
+                rooms = [self.words.action(a) for a in actions if self._is_room_move(a)]
+                reach = f"; rooms within reach: {', '.join(r.removeprefix('move to ') for r in rooms)}" if rooms else ""
+                lines.append(f"you rolled {obs.roll}: move up to {obs.roll} squares{reach}")
         hand = getattr(obs, "hand", None)
         deck = getattr(self.game, "deck", None)
         if hand and deck is not None:
@@ -197,6 +213,11 @@ class HumanGame:
                 f"(e.g. '{self._example(actions)}'), or 'list'"
             )
         return "\n".join(lines)
+
+    def _is_room_move(self, action: Action) -> bool:
+        board = getattr(self.game, "board", None)
+        to = getattr(action, "to", None)
+        return board is not None and type(action).__name__ == "Move" and isinstance(to, int) and board.is_room(to)
 
     def _example(self, actions: Sequence[Action]) -> str:
         words = self.words.action(actions[0]).split()
@@ -245,6 +266,9 @@ class HumanGame:
             return "\n".join(f"  {self.words.event(e)}" for e in self.state.observation(self.seat).events)
         if word in ("notebook", "grid"):
             return self.notebook()
+        if word == "board":
+            picture = self.words.board(getattr(self.state.observation(self.seat), "positions", ()))
+            return picture if picture is not None else "this game is not played on a board"
         if word == "why":
             return self.why(tokens[1:])
         legal = list(self.state.observation(self.seat).legal_actions)
@@ -315,6 +339,10 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     if args.players is not None:
         fields["num_players"] = args.players
+    if getattr(args, "board", False):
+        if args.game != "clue":
+            raise DeduceError(f"--board is for clue, not {args.game}")
+        fields["board_mode"] = "board"
     for item in args.set:
         key, sep, raw = item.partition("=")
         if not sep or not key:
@@ -347,7 +375,9 @@ def _build(args: argparse.Namespace) -> HumanGame:
     if not 0 <= args.seat < n:
         raise DeduceError(f"--seat must be 0 to {n - 1} for {n} players, not {args.seat}")
     available = agents_mod.available(game.name)
-    default = next((a for a in ("deductive", "solver", "counting", "bayesian", "greedy") if a in available), "random")
+    preferred = ("deductive-board",) if getattr(game, "board", None) is not None else ()
+    preferred += ("deductive", "solver", "counting", "bayesian", "greedy")
+    default = next((a for a in preferred if a in available), "random")
     names = [a.strip() for a in (args.agents or default).split(",") if a.strip()]
     others = [i for i in range(n) if i != args.seat]
     if len(names) == 1:

@@ -347,6 +347,12 @@ class ClueGame(Game[ClueConfig]):
             self.card_room = {c: r for r, c in enumerate(self.room_card)}
 
     @property
+    def text_module(self) -> str:
+        """The module that words this game's actions and events for a person (board mode adds
+        dice, moves and the board picture)."""
+        return "deduce.games.clue_board_text" if self.board is not None else "deduce.games.clue_text"
+
+    @property
     def locations(self) -> tuple[str, ...]:
         """Knowledge-base locations: the seats by name, the envelope, and the leftover pile if any."""
         locs = self.config.names + (ENVELOPE,)

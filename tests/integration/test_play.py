@@ -79,3 +79,34 @@ def test_bad_options_are_one_line_errors(capsys):
     assert "one per seat; got 3" in capsys.readouterr().err
     assert main(["play", "clue", "--players", "9"]) == 2
     assert "cannot set up clue: Clue needs 3 to 6 players, not 9" in capsys.readouterr().err
+
+
+def test_clue_on_the_board_draws_the_tokens_each_turn():
+    lines = ["board", "roll", "1"] + ["1"] * 400  # "1": the first legal action (rooms come before squares)
+    code, out = play(lines, "clue", "--board", "--seed", "2")
+    assert code == 0 and "Traceback" not in out and "internal error" not in out
+    turns = out.split("-- your turn")
+    assert len(turns) > 10
+    # the first turn: the board with every token at its start square, whose token is whose
+    first = turns[1]
+    assert "1 Miss Scarlet (you): r24c7" in first and "2 Colonel Mustard (p1): r17c0" in first
+    assert "4 Mr. Green: r0c14" in first  # a suspect nobody plays
+    assert ":::::::1." in first  # seat 0's token drawn on its start square, bottom row
+    assert first.count("1 Miss Scarlet (you)") == 2  # once at the turn, once for 'board'
+    assert "you: roll the dice\n  you rolled 7" in out
+    assert "you rolled 7: move up to 7 squares" in turns[2]
+    # the person moves: the picture follows the token
+    assert "you: move to r17c7" in out and "1 Miss Scarlet (you): r17c7" in turns[3]
+    assert "2......1" in turns[3] and ":::::::1." not in turns[3]
+    # the agents' moves and suggestions are worded, and dragged tokens show up in the legend
+    assert "p1 rolled" in out and "Colonel Mustard (p1) moved from r17c0" in out
+    assert "was moved into the" in out
+    assert "rooms within reach:" in out and "you: suggest Miss Scarlet" in out
+    assert "p1 suggested" in out and "p2 suggested" in out
+
+
+def test_board_flag_is_for_clue_only(capsys):
+    assert main(["play", "mafia-code", "--board"]) == 2
+    assert "--board is for clue, not mafia-code" in capsys.readouterr().err
+    code, out = play(["board", "quit"], "clue", "--agents", "random")
+    assert "this game is not played on a board" in out

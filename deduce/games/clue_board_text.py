@@ -1,0 +1,70 @@
+"""Clue on the board in plain words: dice, token moves and the board picture for a person.
+
+Extends :mod:`deduce.games.clue_text` (which words everything a board-less game has) with the
+board's actions and events; :func:`board_text` draws the board with every token for one seat.
+``ClueGame.text_module`` names this module when the game is played on the board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from deduce.constraints import Constraint
+from deduce.games import clue_text
+from deduce.games.base import Action, Event
+from deduce.games.clue import ClueGame, Move, Roll, Rolled, TokenMoved
+from deduce.games.clue_board import render
+
+__all__ = ["event_text", "action_text", "phraser", "board_text"]
+
+
+def _seat_name(game: ClueGame, seat: int, you: int | None) -> str:
+    return "you" if seat == you else game.config.names[seat]
+
+
+def _token(game: ClueGame, token: int, you: int | None) -> str:
+    suspect = game.config.suspects[token]
+    if token < game.num_players:
+        return f"{suspect} ({_seat_name(game, token, you)})"
+    return suspect
+
+
+def event_text(game: ClueGame, event: Event, you: int | None = None) -> str:
+    """One event as a sentence, from the point of view of seat ``you``."""
+    board = game.board
+    if isinstance(event, Rolled):
+        return f"{_seat_name(game, event.player, you)} rolled {event.value}"
+    if isinstance(event, TokenMoved) and board is not None:
+        who, there = _token(game, event.token, you), board.label(event.dst)
+        if event.cause == "suggestion":
+            return f"{who} was moved into the {there} by the suggestion"
+        if event.cause == "passage":
+            return f"{who} took the secret passage to the {there}"
+        article = "the " if board.is_room(event.dst) else ""
+        return f"{who} moved from {board.label(event.src)} to {article}{there}"
+    return clue_text.event_text(game, event, you)
+
+
+def action_text(game: ClueGame, action: Action) -> str:
+    """One action in words (what a player types a prefix of to choose it)."""
+    board = game.board
+    if isinstance(action, Roll):
+        return "roll the dice"
+    if isinstance(action, Move) and board is not None:
+        return f"move to {board.label(action.to)}"
+    return clue_text.action_text(game, action)
+
+
+def phraser(game: ClueGame, events: Sequence[Event]) -> Callable[[Constraint, str | None], str | None]:
+    """The same wording hook as the board-less game (movement adds no constraints)."""
+    return clue_text.phraser(game, events)
+
+
+def board_text(game: ClueGame, positions: Sequence[int], you: int | None = None) -> str:
+    """The board with every suspect token (``1``..``6`` in suspect order) and a legend saying
+    whose token each is and where it stands."""
+    board = game.board
+    if board is None:
+        raise ValueError("this Clue game is played without the board (board_mode='any_room')")
+    legend = [_token(game, t, you) for t in range(len(positions))]
+    return render(board, positions, legend=legend)
