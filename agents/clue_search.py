@@ -67,6 +67,9 @@ __all__ = [
     "suggester_view",
     "shown_by_me",
     "REFUTE_POLICIES",
+    "refute",
+    "least_leaking",
+    "suggestion_classes",
 ]
 
 #: refutation policies: least-leaking, RULES.md §5C default (repeat else random), uniform.
@@ -170,6 +173,35 @@ def suggester_view(game: ClueGame, obs: ClueObservation, asker: int) -> Knowledg
             cs += _public(game, kb, e)
     kb.extend(cs, source="suggester view", check=False)
     return kb
+
+
+def suggestion_classes(
+    kb: KnowledgeBase, options: Sequence[tuple[int, ...]], preferred: dict[int, set[int]], solver: Any,
+    rng: np.random.Generator,
+) -> list[list[tuple[int, ...]]]:
+    """``options`` grouped by symmetry class (equal information, equal race value), most
+    promising first (the most uncertain, most envelope-likely cards; ties by ``rng``): the
+    order in which anytime scorers spend their deadline."""
+    from solvers._exact_core import problem_from_kb
+    from solvers.infogain import card_classes
+
+    env = kb.loc(ENVELOPE)
+    sig = card_classes(problem_from_kb(kb), preferred)
+    assert sig is not None
+    classes: dict[tuple, list[tuple[int, ...]]] = {}
+    for q in options:
+        classes.setdefault(tuple(sig[c] for c in q), []).append(q)
+    tally = solver.tallies(kb)
+    p_env = [int(row[env]) / tally.total for row in tally.cells]
+    p_unknown = [1.0 - max(int(v) for v in row) / tally.total for row in tally.cells]
+
+    def promise(q: tuple[int, ...]) -> float:
+        return sum(p_unknown[c] + p_env[c] for c in q)
+
+    keys = list(classes)
+    jitter = rng.random(len(keys))
+    order = sorted(range(len(keys)), key=lambda i: (-promise(classes[keys[i]][0]), jitter[i]))
+    return [classes[keys[i]] for i in order]
 
 
 def _envelope_counts(kb: KnowledgeBase, limit: int) -> dict[tuple[int, ...], int]:
@@ -346,8 +378,6 @@ class LookaheadAgent(Agent):
         """The suggestion worth most in the race, with probability ``bluff`` among those naming
         an own card. Anytime: one suggestion per symmetry class is scored exactly, classes
         naming the most uncertain cards first, until ``stop``."""
-        from solvers._exact_core import problem_from_kb
-        from solvers.infogain import card_classes
 
         n = obs.num_players
         me = obs.player
@@ -360,35 +390,21 @@ class LookaheadAgent(Agent):
             options = own or options
         pref = _shown_to(obs, me)
         env = kb.loc(ENVELOPE)
-        sig = card_classes(problem_from_kb(kb), pref)
-        assert sig is not None
-        classes: dict[tuple, list[tuple[int, ...]]] = {}
-        for q in options:
-            classes.setdefault(tuple(sig[c] for c in q), []).append(q)
         if self._solver is None:
             from solvers.exact import ExactSolver
 
             self._solver = ExactSolver(limit=self.limit)
-        tally = self._solver.tallies(kb)
-        p_env = [int(row[env]) / tally.total for row in tally.cells]
-        p_unknown = [1.0 - max(int(v) for v in row) / tally.total for row in tally.cells]
-
-        def promise(q: tuple[int, ...]) -> float:  # cheap ordering: uncertain, envelope-likely cards
-            return sum(p_unknown[c] + p_env[c] for c in q)
-
-        keys = list(classes)
-        jitter = self.rng.random(len(keys))
-        order = sorted(range(len(keys)), key=lambda i: (-promise(classes[keys[i]][0]), jitter[i]))
+        ranked = suggestion_classes(kb, options, pref, self._solver, self.rng)
         h0 = _entropy(_envelope_counts(kb, self.limit).values())
         threat = {} if self.objective == "info" else self.threat(obs, time.perf_counter() + 0.25 * self.deadline)
-        best_key, best_v = keys[order[0]], (-1.0, -1.0)
+        best_i, best_v = 0, (-1.0, -1.0)
         slowest = 0.0  # the longest single evaluation so far: never start one that cannot finish
-        for i in order:
+        for i, members in enumerate(ranked):
             now = time.perf_counter()
             if now + slowest > stop and best_v[0] >= 0:
                 break
             value = gain = 0.0
-            for p, top, h in answer_values(kb, env, classes[keys[i]][0], responders, pref, self.limit):
+            for p, top, h in answer_values(kb, env, members[0], responders, pref, self.limit):
                 gain += p * (h0 - h)
                 if self.objective == "info":
                     continue
@@ -397,38 +413,47 @@ class LookaheadAgent(Agent):
             v = (gain, 0.0) if self.objective == "info" else (value, gain)
             slowest = max(slowest, time.perf_counter() - now)
             if v[0] > best_v[0] + 1e-12 or (v[0] >= best_v[0] - 1e-12 and v[1] > best_v[1] + 1e-12):
-                best_key, best_v = keys[i], v
-        members = classes[best_key]
+                best_i, best_v = i, v
+        members = ranked[best_i]
         return Suggest(members[int(self.rng.integers(len(members)))])  # type: ignore[arg-type]
 
     # -- refuting ------------------------------------------------------------------------------
     def show(self, obs: ClueObservation) -> Action:
         """Refute by the configured policy."""
-        assert obs.to_refute is not None
-        asker, _ = obs.to_refute
-        options = sorted(a.card for a in obs.legal_actions if isinstance(a, Show))
-        if self.refute != "random":
-            again = [c for c in options if c in shown_by_me(obs, asker)]
-            if again:
-                return Show(again[int(self.rng.integers(len(again)))])
-        if self.refute == "leak-least" and len(options) > 1:
-            return Show(self._least_leaking(obs, asker, options))
-        return Show(options[int(self.rng.integers(len(options)))])
+        return refute(self.game, obs, self.refute, self.rng, self.limit)  # type: ignore[arg-type]
 
-    def _least_leaking(self, obs: ClueObservation, asker: int, options: list[int]) -> int:
-        """The card whose revelation lowers the asker's envelope entropy least."""
-        me = obs.player
-        assert me is not None
-        base = suggester_view(self.game, obs, asker)  # type: ignore[arg-type]
-        h0 = _entropy(_envelope_counts(base, self.limit).values())
-        drops = []
-        for c in options:
-            kb = base.copy()
-            kb.extend([At(c, me)], source="shown", check=False)
-            drops.append(h0 - _entropy(_envelope_counts(kb, self.limit).values()))
-        low = min(drops)
-        ties = [c for c, d in zip(options, drops, strict=True) if d <= low + 1e-9]
-        return ties[int(self.rng.integers(len(ties)))]
+
+def refute(game: ClueGame, obs: ClueObservation, policy: str, rng: np.random.Generator, limit: int) -> Show:
+    """The card to show by ``policy`` (one of :data:`REFUTE_POLICIES`): shared by the search
+    agents so their refutations are comparable."""
+    assert obs.to_refute is not None
+    asker, _ = obs.to_refute
+    options = sorted(a.card for a in obs.legal_actions if isinstance(a, Show))
+    if policy != "random":
+        again = [c for c in options if c in shown_by_me(obs, asker)]
+        if again:
+            return Show(again[int(rng.integers(len(again)))])
+    if policy == "leak-least" and len(options) > 1:
+        return Show(least_leaking(game, obs, asker, options, rng, limit))
+    return Show(options[int(rng.integers(len(options)))])
+
+
+def least_leaking(
+    game: ClueGame, obs: ClueObservation, asker: int, options: list[int], rng: np.random.Generator, limit: int,
+) -> int:
+    """The card whose revelation lowers the asker's envelope entropy least (ties: ``rng``)."""
+    me = obs.player
+    assert me is not None
+    base = suggester_view(game, obs, asker)
+    h0 = _entropy(_envelope_counts(base, limit).values())
+    drops = []
+    for c in options:
+        kb = base.copy()
+        kb.extend([At(c, me)], source="shown", check=False)
+        drops.append(h0 - _entropy(_envelope_counts(kb, limit).values()))
+    low = min(drops)
+    ties = [c for c, d in zip(options, drops, strict=True) if d <= low + 1e-9]
+    return ties[int(rng.integers(len(ties)))]
 
 
 #: this module's Clue agents by name (merged into agents.clue's registry later).

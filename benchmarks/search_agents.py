@@ -4,6 +4,8 @@
 classic-deck Clue: ``--mode pairs`` (default) seats the agent under test and each ``--vs``
 opponent alternately round the table, in both orders and every rotation; ``--mode mixed``
 seats the agent and every ``--vs`` opponent (benchmarks.agents.lineups) in every rotation.
+Duplicate deals: each round's deal is played by every lineup in every rotation (so every
+agent holds every hand of it), and the same rounds are dealt to every matchup.
 Agents are specs ``name`` or ``name:key=value,key=value`` (values parsed as Python literals),
 e.g. ``lookahead:gamble=False`` for an ablation; ``--agent`` may be repeated.
 
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
+import inspect
 import json
 import statistics
 import sys
@@ -80,7 +84,20 @@ def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
         "gambles": gambles,
         "gamble_wins": gamble_wins,
         "times": [[t for _, _, t in getattr(a, "timing", [])] for a in team],
+        # which version of each agent's source played: other engineers change agents while
+        # long runs go on
+        "versions": {spec: _defaults(a) for spec, a in zip(seats, team, strict=True)},
     }
+
+
+def _defaults(agent: Agent) -> str:
+    """A short fingerprint of the source file defining the agent's class."""
+    with open(inspect.getfile(type(agent)), "rb") as fh:
+        return hashlib.sha1(fh.read()).hexdigest()[:8]
+
+
+def _deal_seed(seed: int, players: int, r: int) -> int:
+    return seed * 1_000_003 + players * 10_007 + r * 101
 
 
 def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:
@@ -103,11 +120,11 @@ def run(agent_specs: Sequence[str], vs: Sequence[str], players_list: Sequence[in
             per_round = min(sum(lu.count(n) for lu in ups) * players for n in set(names))
             rounds = max(1, -(-seats_wanted // per_round))
             for r in range(rounds):
-                for li, lineup in enumerate(ups):
+                for lineup in ups:
                     for shift in range(players):
-                        # the same deals for every matchup: paired comparisons across ablations
-                        jobs.append((players, lineup[shift:] + lineup[:shift],
-                                     seed * 1_000_003 + players * 10_007 + r * 101 + li * 13 + shift))
+                        # duplicate deals: round r's deal is played by every lineup in every
+                        # rotation, and by every matchup (paired comparisons across ablations)
+                        jobs.append((players, lineup[shift:] + lineup[:shift], _deal_seed(seed, players, r)))
                         tags.append(tag)
     results = []
     sink = open(log, "a") if log else None  # noqa: SIM115 - one line per game as it ends
