@@ -20,7 +20,9 @@ The value model, in short (see :meth:`CountingAgent.value`):
   now is worth its certain points.
 
 These probabilities are a heuristic model on top of exact counts for the knowledge base (which
-is itself a sound relaxation of the posterior after voids): approximate, not exact.
+is itself a sound relaxation of the posterior after voids): approximate, not exact. With
+``exact_time=True`` the card marginals are the exact posterior instead (the time-indexed
+knowledge of :mod:`deduce.games.alibi_adlung_history`, counted by ``solvers.alibi_adlung``).
 """
 
 from __future__ import annotations
@@ -78,16 +80,20 @@ class CountingAgent(Agent):
         kappa_eye: float = 0.6,
         swap_margin: float = 0.05,
         solver: str = "exact",
+        exact_time: bool = False,
         **params: Any,
     ) -> None:
         super().__init__(beta=beta, lam=lam, kappa=kappa, kappa_eye=kappa_eye, swap_margin=swap_margin,
-                         solver=solver, **params)
+                         solver=solver, exact_time=exact_time, **params)
         self.beta = float(beta)
         self.lam = float(lam)
         self.kappa = float(kappa)
         self.kappa_eye = float(kappa_eye)
         self.swap_margin = float(swap_margin)
         self.solver_name = solver
+        #: True: exact posterior marginals of the time-indexed knowledge (solvers.alibi_adlung)
+        #: instead of ``solver`` on the static relaxation.
+        self.exact_time = bool(exact_time)
         self._solver: Any = None
         self._cache: tuple[int, np.ndarray, np.ndarray] | None = None
         #: how often the solver refused and the agent fell back to card counting alone.
@@ -103,14 +109,9 @@ class CountingAgent(Agent):
             return self._cache[1], self._cache[2]
         game = self.game
         assert isinstance(game, AlibiAdlungGame)
-        kb = game.knowledge(obs)
         n = obs.num_players
         try:
-            if self._solver is None:
-                import solvers
-
-                self._solver = solvers.get(self.solver_name)
-            m = np.asarray(self._solver.marginals(kb), dtype=float)
+            m = self.marginals(obs)
         except NotSupported:  # a refused query: uniform over the unknown places (card counting)
             self.fallbacks += 1
             m = self._uniform(obs)
@@ -122,6 +123,24 @@ class CountingAgent(Agent):
                 E[:, i] = m[cards, : n + 1].sum(axis=0)
         self._cache = (key, E, m[:, n])
         return E, m[:, n]
+
+    def marginals(self, obs: AlibiAdlungObservation) -> np.ndarray:
+        """float[card, loc] now: the exact posterior (``exact_time``) or ``solver`` on the
+        static knowledge base."""
+        game = self.game
+        assert isinstance(game, AlibiAdlungGame)
+        if self.exact_time:
+            from deduce.games.alibi_adlung_history import timeline
+            from solvers.alibi_adlung import AdlungCounter
+
+            if self._solver is None:
+                self._solver = AdlungCounter()
+            return np.asarray(self._solver.marginals(timeline(game, obs)), dtype=float)
+        if self._solver is None:
+            import solvers
+
+            self._solver = solvers.get(self.solver_name)
+        return np.asarray(self._solver.marginals(game.knowledge(obs)), dtype=float)
 
     def _uniform(self, obs: AlibiAdlungObservation) -> np.ndarray:
         game = self.game

@@ -523,8 +523,11 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
         return AlibiAdlungState(self, seed)
 
     # -- knowledge ---------------------------------------------------------------------------
-    def knowledge(self, observation: Observation, check: Any = False) -> KnowledgeBase:
-        """The observing player's knowledge base over the *current* location of every card.
+    def knowledge(self, observation: Observation, check: Any = False, exact_time: bool = False) -> KnowledgeBase:
+        """The observing player's knowledge base over the *current* location of every card
+        (``exact_time=True``: the time-indexed one of
+        :func:`deduce.games.alibi_adlung_history.timed_knowledge`, whose uniform measure is the
+        exact posterior; count it with ``solvers.alibi_adlung``, ``chain`` or ``cpsat``).
 
         Facts: own hand, the discard pile and the table (tableaux, Alibis, Watchful Eyes) are
         known card by card; every other card is in an opponent's hand or the deck; every hand
@@ -541,6 +544,10 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
         and marginals computed on it are exact for the knowledge base itself.
         """
         assert isinstance(observation, AlibiAdlungObservation)
+        if exact_time:
+            from deduce.games.alibi_adlung_history import timed_knowledge
+
+            return timed_knowledge(self, observation, check=check)
         obs = observation
         kb = KnowledgeBase(self.deck, self.locations)
         n = obs.num_players

@@ -1,0 +1,318 @@
+"""Exact posterior of Alibi (Adlung) after exchanges: counting the worlds of the time-indexed
+knowledge base without enumerating them.
+
+Why a dedicated counter: ``chain`` tracks every card the observer has named as a group of its
+own, so after a reshuffle (forty named cards in a face-down deck) its states multiply; and the
+static knowledge base only bounds the current hand after a void. Adlung's structure allows
+much better:
+
+* every card that leaves a hidden hand is shown (laid, exchanged, bribed), so a hand's draws
+  are its shown cards plus its current hand;
+* cards of one *class* (reshuffle cohort x type) are interchangeable to the observer.
+
+So the count factorises. For each hidden hand, a small forward pass over its own history
+(:func:`_slot_states`) keeps the multiset of its open *slots* (cards drawn and not yet shown),
+each labelled with its cohort and the types it may not hold (the union of the voids proven
+while it was held); a shown card is matched to one open slot of its cohort that may hold its
+type. The hand's weight ``g(h)`` for a current hand of ``h[B]`` cards per *block* (classes that
+no open-slot label tells apart) is the number of ways to fill the open slots. The hands share
+one pool: the number of labelled worlds is ``sum over hands of prod_B (N_B)_{S_B} prod_q
+g_q(h_q)`` (``S``: the cards the hands take from the pool, falling factorials ``(N)_S``),
+summed seat by seat with ``S`` as the state (forward-backward for per-seat marginals). Old
+cohorts must be entirely in hands (the deck holds only the newest cohort). A hand dealt
+without the all-special redraw is counted as all hands minus those forced all special.
+
+The integers are exact and equal ``brute``/``cpsat``/``chain`` counts of
+:func:`deduce.games.alibi_adlung_history.timed_knowledge` (property tests). The counter reads
+a :class:`~deduce.games.alibi_adlung_history.Timeline` (duck-typed: no game is imported).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from math import factorial
+from typing import Any
+
+import numpy as np
+
+from deduce.errors import TooLarge
+from solvers.base import Tally
+
+__all__ = ["AdlungCounter", "AdlungPosterior"]
+
+_Slot = tuple[int, int]  # (cohort, id of the forbidden type set)
+_SlotState = tuple[_Slot, ...]  # sorted multiset of open slots
+
+
+@dataclass(frozen=True)
+class AdlungPosterior:
+    """Exact answer for one timeline: ``total`` worlds and ``cells[card][loc]`` of them with
+    the card there now; ``hands[i]``: for seat ``seats[i]``, the exact distribution of its hand
+    as ``{block counts: worlds}``; ``blocks``: each block's ``(cohort, types)`` and cards."""
+
+    total: int
+    cells: tuple[tuple[int, ...], ...]
+    seats: tuple[int, ...]
+    blocks: tuple[tuple[int, frozenset[str], tuple[int, ...]], ...]
+    hands: tuple[dict[tuple[int, ...], int], ...]
+
+    def tally(self) -> Tally:
+        return Tally(self.total, self.cells)
+
+    def marginals(self) -> np.ndarray:
+        return self.tally().marginals()
+
+
+class _Sets:
+    """Interned frozensets of types (slot labels compare as small ints)."""
+
+    def __init__(self) -> None:
+        self.sets: list[frozenset[str]] = [frozenset()]
+        self.ids: dict[frozenset[str], int] = {frozenset(): 0}
+
+    def union(self, i: int, extra: frozenset[str]) -> int:
+        s = self.sets[i] | extra
+        j = self.ids.get(s)
+        if j is None:
+            j = self.ids[s] = len(self.sets)
+            self.sets.append(s)
+        return j
+
+
+def _slot_states(steps: Sequence[tuple[Any, ...]], sets: _Sets, types: frozenset[str],
+                 forced: bool) -> dict[_SlotState, int]:
+    """Forward pass over one hand's history: open-slot multisets and the number of ways (slots
+    told apart) to match every shown card to a slot. ``forced``: the ``notall`` step instead
+    requires every slot open then to hold one of its types."""
+    states: dict[_SlotState, int] = {(): 1}
+    for step in steps:
+        kind = step[0]
+        nxt: dict[_SlotState, int] = defaultdict(int)
+        if kind == "draw":
+            add = ((int(step[2]), 0),) * int(step[1])
+            for st, w in states.items():
+                nxt[tuple(sorted(st + add))] += w
+        elif kind in ("void", "notall"):
+            if kind == "notall" and not forced:
+                continue
+            banned = frozenset(step[1]) if kind == "void" else types - frozenset(step[1])
+            for st, w in states.items():
+                nxt[tuple(sorted((c, sets.union(f, banned)) for c, f in st))] += w
+        elif kind == "reveal":
+            t, cohort = step[1], int(step[2])
+            for st, w in states.items():
+                for slot in set(st):
+                    if slot[0] == cohort and t not in sets.sets[slot[1]]:
+                        i = st.index(slot)
+                        nxt[st[:i] + st[i + 1:]] += w * st.count(slot)
+        else:
+            raise ValueError(f"unknown timeline step {step!r}")
+        states = dict(nxt)
+    return states
+
+
+def _multisets(blocks: Sequence[int], m: int) -> Iterator[tuple[tuple[int, int], ...]]:
+    """Every way to give ``m`` slots counts over ``blocks``: tuples of (block, count)."""
+    if not blocks:
+        if m == 0:
+            yield ()
+        return
+    first, rest = blocks[0], blocks[1:]
+    for k in range(m + 1):
+        for tail in _multisets(rest, m - k):
+            yield (((first, k),) + tail) if k else tail
+
+
+def _fillings(options: Sequence[tuple[int, Sequence[int]]], B: int) -> Iterator[tuple[tuple[int, ...], int]]:
+    """For slot groups ``(multiplicity, allowed blocks)``: every hand ``h`` (cards per block)
+    that fills them, with the number of ways (slots told apart, cards of a block not)."""
+    h = [0] * B
+
+    def rec(i: int, coef: int) -> Iterator[tuple[tuple[int, ...], int]]:
+        if i == len(options):
+            yield tuple(h), coef
+            return
+        m, ok = options[i]
+        for parts in _multisets(ok, m):
+            for b, k in parts:
+                h[b] += k
+            yield from rec(i + 1, coef * _multinomial(m, [k for _, k in parts]))
+            for b, k in parts:
+                h[b] -= k
+
+    yield from rec(0, 1)
+
+
+def _multinomial(m: int, parts: Sequence[int]) -> int:
+    out = factorial(m)
+    for p in parts:
+        out //= factorial(p)
+    return out
+
+
+class AdlungCounter:
+    """Exact counts and marginals of the current epoch from a timeline (module docstring).
+
+    ``limit`` bounds the pooled states of the seat-by-seat pass (:class:`TooLarge` past it).
+    """
+
+    name = "adlung-time"
+    exact = True
+
+    def __init__(self, limit: int = 2_000_000) -> None:
+        self.limit = int(limit)
+
+    def tallies(self, timeline: Any) -> Tally:
+        return self.posterior(timeline).tally()
+
+    def count(self, timeline: Any) -> int:
+        return self.posterior(timeline).total
+
+    def marginals(self, timeline: Any) -> np.ndarray:
+        """float[card, loc]: P(card is at loc now) under the exact posterior."""
+        return self.posterior(timeline).marginals()
+
+    def posterior(self, timeline: Any) -> AdlungPosterior:
+        tl = timeline
+        sets = _Sets()
+        seat_states: list[list[tuple[int, dict[_SlotState, int]]]] = []
+        for steps in tl.steps:
+            variants = [(1, _slot_states(steps, sets, tl.types, forced=False))]
+            if any(s[0] == "notall" for s in steps):
+                variants.append((-1, _slot_states(steps, sets, tl.types, forced=True)))
+            seat_states.append(variants)
+        blocks, block_of_class = self._blocks(tl, sets, seat_states)
+        sizes = [sum(len(tl.class_cards[k]) for k in members) for _, _, members in blocks]
+        old = [cohort != tl.current_cohort for cohort, _, _ in blocks]
+        g = [self._hand_weights(variants, blocks, sets) for variants in seat_states]
+        B = len(blocks)
+        zero = (0,) * B
+
+        def take(S: tuple[int, ...], h: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None:
+            w = 1
+            out = list(S)
+            for b, k in enumerate(h):
+                if k:
+                    left = sizes[b] - S[b]
+                    if k > left:
+                        return None
+                    for i in range(k):
+                        w *= left - i
+                    out[b] += k
+            return tuple(out), w
+
+        # forward: alpha[i][S] = weight of seats 0..i-1 taking S from the pool
+        alpha: list[dict[tuple[int, ...], int]] = [{zero: 1}]
+        for gi in g:
+            nxt: dict[tuple[int, ...], int] = defaultdict(int)
+            for S, a in alpha[-1].items():
+                for h, gw in gi.items():
+                    r = take(S, h)
+                    if r is not None:
+                        nxt[r[0]] += a * gw * r[1]
+            if len(nxt) > self.limit:
+                raise TooLarge(f"{self.name}: more than {self.limit} pool states")
+            alpha.append({S: v for S, v in nxt.items() if v})
+
+        def final_ok(S: tuple[int, ...]) -> bool:
+            return all(S[b] == sizes[b] for b in range(B) if old[b])
+
+        # backward: beta[i][S] = weight of seats i.. given S taken before them
+        beta: list[dict[tuple[int, ...], int]] = [dict() for _ in range(len(g) + 1)]
+        beta[len(g)] = {S: 1 for S in alpha[len(g)] if final_ok(S)}
+        for i in range(len(g) - 1, -1, -1):
+            bi: dict[tuple[int, ...], int] = defaultdict(int)
+            for S in alpha[i]:
+                for h, gw in g[i].items():
+                    r = take(S, h)
+                    if r is not None and r[0] in beta[i + 1]:
+                        bi[S] += gw * r[1] * beta[i + 1][r[0]]
+            beta[i] = dict(bi)
+        total = sum(a for S, a in alpha[-1].items() if final_ok(S))
+        hands: list[dict[tuple[int, ...], int]] = []
+        per_seat: list[list[int]] = []
+        for i, gi in enumerate(g):
+            dist: dict[tuple[int, ...], int] = defaultdict(int)
+            for S, a in alpha[i].items():
+                for h, gw in gi.items():
+                    r = take(S, h)
+                    if r is not None and r[0] in beta[i + 1]:
+                        dist[h] += a * gw * r[1] * beta[i + 1][r[0]]
+            hands.append({h: v for h, v in dist.items() if v})
+            per_seat.append([sum(v * h[b] for h, v in hands[-1].items()) for b in range(B)])
+        in_deck = [sum(a * (sizes[b] - S[b]) for S, a in alpha[-1].items() if final_ok(S)) for b in range(B)]
+        return self._answer(tl, blocks, sizes, total, per_seat, in_deck, hands)
+
+    # -- pieces -------------------------------------------------------------------------------
+    @staticmethod
+    def _blocks(tl: Any, sets: _Sets, seat_states: list[list[tuple[int, dict[_SlotState, int]]]]
+                ) -> tuple[list[tuple[int, frozenset[str], tuple[int, ...]]], dict[int, int]]:
+        """Group the hidden classes into blocks: same cohort, and inside or outside every
+        forbidden set some open slot carries (so the hands' weights cannot tell them apart)."""
+        labels = sorted({f for variants in seat_states for _, states in variants for st in states for _, f in st})
+        by_key: dict[tuple[int, tuple[bool, ...]], list[int]] = defaultdict(list)
+        for k, (cohort, t) in enumerate(tl.classes):
+            if tl.class_cards[k]:
+                by_key[(cohort, tuple(t in sets.sets[f] for f in labels))].append(k)
+        blocks = []
+        block_of: dict[int, int] = {}
+        for (cohort, _), members in sorted(by_key.items()):
+            for k in members:
+                block_of[k] = len(blocks)
+            blocks.append((cohort, frozenset(tl.classes[k][1] for k in members), tuple(members)))
+        return blocks, block_of
+
+    @staticmethod
+    def _hand_weights(variants: list[tuple[int, dict[_SlotState, int]]],
+                      blocks: list[tuple[int, frozenset[str], tuple[int, ...]]], sets: _Sets
+                      ) -> dict[tuple[int, ...], int]:
+        """``g(h)``: ways to fill the open slots with a hand of ``h[B]`` cards per block, labelled
+        cards within a block not told apart (the pool's falling factorials tell them)."""
+        B = len(blocks)
+        out: dict[tuple[int, ...], int] = defaultdict(int)
+        for sign, states in variants:
+            for st, w in states.items():
+                distinct = sorted(set(st))
+                options = []
+                for slot in distinct:
+                    cohort, f = slot
+                    ok = [b for b, (bc, types, _) in enumerate(blocks)
+                          if bc == cohort and not (types & sets.sets[f])]
+                    options.append((st.count(slot), ok))
+
+                for h, coef in _fillings(options, B):
+                    out[h] += sign * w * coef
+        return {h: v for h, v in out.items() if v}
+
+    @staticmethod
+    def _answer(tl: Any, blocks: list[tuple[int, frozenset[str], tuple[int, ...]]], sizes: list[int], total: int,
+                per_seat: list[list[int]], in_deck: list[int], hands: list[dict[tuple[int, ...], int]]
+                ) -> AdlungPosterior:
+        div = tl.order_factor
+        cells = [[0] * tl.num_locations for _ in range(tl.num_cards)]
+        for c, z in tl.known:
+            cells[c][z] = total
+        for b, (_, _, members) in enumerate(blocks):
+            for k in members:
+                for c in tl.class_cards[k]:
+                    for i, q in enumerate(tl.seats):
+                        cells[c][q] = _exact_div(per_seat[i][b], sizes[b])
+                    cells[c][tl.deck_loc] = _exact_div(in_deck[b], sizes[b])
+        cells = [[_exact_div(v, div) for v in row] for row in cells]
+        return AdlungPosterior(
+            total=_exact_div(total, div),
+            cells=tuple(tuple(row) for row in cells),
+            seats=tuple(tl.seats),
+            blocks=tuple((cohort, types, tuple(c for k in members for c in tl.class_cards[k]))
+                         for cohort, types, members in blocks),
+            hands=tuple({h: _exact_div(v, div) for h, v in d.items()} for d in hands),
+        )
+
+
+def _exact_div(a: int, b: int) -> int:
+    q, r = divmod(a, b)
+    if r:
+        raise ArithmeticError(f"adlung-time: {a} is not a multiple of {b} (a counting bug)")
+    return q

@@ -1,0 +1,88 @@
+"""Alibi (Adlung) time-indexed knowledge over random games: the real history satisfies every
+player's time-indexed knowledge base at every step, and the dedicated exact counter
+(``solvers.alibi_adlung``) gives the same integers as ``chain`` and ``cpsat`` on that
+knowledge base (small decks), and a positive probability to the real world on the full deck."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import solvers
+from deduce.errors import TooLarge
+from deduce.games.alibi_adlung import AlibiAdlungGame
+from deduce.games.alibi_adlung_history import timeline, true_history
+from solvers.alibi_adlung import AdlungCounter
+from tests.property.test_alibi_adlung_props import SMALL, random_play
+
+COUNTER = AdlungCounter()
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), small=st.booleans())
+def test_the_real_history_satisfies_every_time_indexed_knowledge_base(n, seed, small):
+    game = AlibiAdlungGame(num_players=min(n, 3) if small else n, **(SMALL if small else {}))
+    n = game.num_players
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    for step in range(150 if small else 400):
+        if step % (3 if small else 25) == 0 or state.is_terminal():
+            truth = true_history(state)
+            assert np.array_equal(truth[-1], state.world())
+            for p in [*range(n), None]:
+                kb = game.knowledge(state.observation(p), exact_time=True)
+                assert kb.epochs == len(truth)
+                assert kb.consistent_with(truth), [kb.describe(c) for c in kb.violated(truth)]
+        if state.is_terminal():
+            break
+        random_play(state, rng, 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 3), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 120),
+       seat=st.integers(-1, 2))
+def test_counter_equals_chain_on_a_small_deck(n, seed, steps, seat):
+    game = AlibiAdlungGame(num_players=n, **SMALL)
+    state = game.new_initial_state(seed)
+    random_play(state, np.random.default_rng(seed), steps)
+    player = None if seat < 0 or seat >= n else seat
+    obs = state.observation(player)
+    exact = COUNTER.tallies(timeline(game, obs))
+    assert exact == solvers.get("chain").tallies(game.knowledge(obs, exact_time=True))
+    assert exact.total >= 1
+    truth = state.world()
+    assert all(exact.cells[c][truth[c]] > 0 for c in range(len(truth)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 14), seat=st.integers(0, 1))
+def test_counter_equals_cpsat_on_short_histories(seed, steps, seat):
+    game = AlibiAdlungGame(num_players=2, **SMALL)
+    state = game.new_initial_state(seed)
+    random_play(state, np.random.default_rng(seed), steps)
+    obs = state.observation(seat)
+    try:
+        reference = solvers.get("cpsat").tallies(game.knowledge(obs, exact_time=True))
+    except TooLarge:
+        assume(False)
+    assert COUNTER.tallies(timeline(game, obs)) == reference
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 400))
+def test_counter_on_the_full_deck_keeps_the_real_world_possible(n, seed, steps):
+    game = AlibiAdlungGame(num_players=n)
+    state = game.new_initial_state(seed)
+    random_play(state, np.random.default_rng(seed), steps)
+    p = state.current_player if not state.is_terminal() else 0
+    obs = state.observation(p)
+    post = COUNTER.posterior(timeline(game, obs))
+    m = post.marginals()
+    truth = state.world()
+    assert (m[np.arange(len(truth)), truth] > 0).all()
+    assert np.allclose(m.sum(axis=1), 1.0)
+    assert np.allclose(m[:, :n].sum(axis=0), obs.hand_sizes)
+    assert np.isclose(m[:, n].sum(), obs.deck_size)
+    # every hand distribution sums to the number of worlds
+    assert all(sum(d.values()) == post.total for d in post.hands)
