@@ -32,6 +32,7 @@ __all__ = [
     "refute_leaking_least",
     "shown_to",
     "win_chance_after_viewing_extra",
+    "waiting_value",
 ]
 
 
@@ -206,6 +207,17 @@ def win_chance_after_viewing_extra(game: Any, obs: ClueObservation, limit: int |
     return sum(best.values()) / sum(got.values())
 
 
+def waiting_value(c: float, opponents: int, p: float) -> float:
+    """The mirror race model's chance of winning by waiting: each lap, every one of
+    ``opponents`` and then this agent settles the envelope with chance ``c``; this agent can
+    always fall back on an accusation with chance ``p``. The larger of waiting for certainty
+    (the race's fixed point, ``1 / (opponents + 1)`` when ``c`` is 0) and waiting one lap."""
+    survive = (1.0 - c) ** opponents
+    one_lap = survive * (c + (1.0 - c) * p)
+    race = 1.0 / (opponents + 1) if c <= 0.0 else survive * c / (1.0 - survive * (1.0 - c))
+    return max(race, one_lap)
+
+
 def shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:
     """Per player, the cards it has shown ``asker`` (what it will show ``asker`` first again)."""
     out: dict[int, set[int]] = {}
@@ -230,6 +242,16 @@ class InfogainAgent(Agent):
     ``view_extra_threshold``. Ties between equally good suggestions are broken with ``self.rng``.
     ``leak_weight`` w > 0 scores I(envelope; answer) - w I(envelope; who refuted) instead: who
     refuted is public, so that part of the gain helps every opponent as much.
+
+    With ``gamble`` (the default) it also accuses, after its suggestion's answer, when the best
+    accusation's chance ``p`` beats the value of waiting a lap in a *mirror* race model: every
+    active opponent is taken to be as close to solving as this agent is, so each solves on its
+    turn with the chance ``c`` that this agent's next best question (by gain) leaves the
+    envelope certain, computed exactly, and so does this agent; waiting is worth the larger of
+    that race's value ``(1-c)^m c / (1 - (1-c)^(m+1))`` (``1/(m+1)`` at ``c = 0``) and one lap
+    then the same gamble, ``(1-c)^m (c + (1-c) p)``, with ``m`` opponents still in the game
+    (:func:`waiting_value`). The leftover pile is viewed by the same comparison. ``gamble=False`` accuses only at
+    ``accuse_threshold``: the pure information agent.
     """
 
     name = "infogain"
@@ -239,18 +261,20 @@ class InfogainAgent(Agent):
         accuse_threshold: float = 1.0,
         view_extra_threshold: float = 1.0,
         leak_weight: float = 0.0,
+        gamble: bool = True,
         limit: int | None = None,
         **params: Any,
     ) -> None:
         super().__init__(
             accuse_threshold=accuse_threshold, view_extra_threshold=view_extra_threshold, leak_weight=leak_weight,
-            limit=limit, **params
+            gamble=gamble, limit=limit, **params
         )
         from solvers._exact_core import DEFAULT_LIMIT
 
         self.accuse_threshold = float(accuse_threshold)
         self.view_extra_threshold = float(view_extra_threshold)
         self.leak_weight = float(leak_weight)
+        self.gamble = bool(gamble)
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
         self.scoring_log: list[tuple[int, float, float]] = []
@@ -284,10 +308,37 @@ class InfogainAgent(Agent):
         if top >= self.accuse_threshold * total or not any(isinstance(a, (Suggest, EndTurn, ViewExtra)) for a in legal):
             return Accuse(best)  # type: ignore[arg-type]
         if EndTurn() in legal:
-            if self.win_chance_after_viewing_extra(obs) >= self.view_extra_threshold:
+            view = self.win_chance_after_viewing_extra(obs)
+            if view >= self.view_extra_threshold:
                 return ViewExtra()
+            if self.gamble:
+                p = top / total
+                wait = self.waiting_value(obs, p)
+                if p > wait and p >= view:
+                    return Accuse(best)  # type: ignore[arg-type]
+                if view > wait:
+                    return ViewExtra()
             return EndTurn()
         return self.suggest(obs)
+
+    def waiting_value(self, obs: ClueObservation, p: float) -> float:
+        """The mirror model's chance of winning by ending the turn with best accusation
+        chance ``p`` (see the class docstring)."""
+        from solvers.infogain import certainty_chance, score_questions
+
+        kb = self.game.knowledge(obs)  # type: ignore[union-attr]
+        me = obs.player
+        assert me is not None
+        n = obs.num_players
+        responders = [(me + k) % n for k in range(1, n)]
+        opponents = sum(1 for r in responders if r not in obs.eliminated)
+        env = kb.loc(ENVELOPE)
+        shown = shown_to(obs, me)
+        options = list(self.game.triples())  # type: ignore[union-attr]
+        scores = score_questions(kb, env, options, responders, shown, self.limit)
+        question = max(options, key=lambda q: (scores[q], q))
+        c = certainty_chance(kb, env, question, responders, shown, self.limit)
+        return waiting_value(c, opponents, p)
 
     def suggest(self, obs: ClueObservation) -> Action:
         """The legal suggestion with the largest expected gain (ties: uniformly at random)."""

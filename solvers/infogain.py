@@ -34,6 +34,7 @@ __all__ = [
     "card_classes",
     "outcomes",
     "expected_information",
+    "certainty_chance",
     "score_questions",
     "entropy_bits",
     "location_entropy",
@@ -62,6 +63,17 @@ class Outcomes:
     def probabilities(self) -> dict[Answer, Fraction]:
         """Exact probability of each answer."""
         return {a: Fraction(sum(w.values()), self.total) for a, w in self.weights.items()}
+
+    def certainty(self) -> Fraction:
+        """Exact probability that the answer leaves exactly one card set possible at ``loc``."""
+        if not self.total:
+            return Fraction(0)
+        sure = 0
+        for w in self.weights.values():
+            live = [g for g, v in w.items() if v]
+            if len(live) == 1 and self.multiplicity[live[0]] == 1:
+                sure += w[live[0]]
+        return Fraction(sure, self.total)
 
     def gain(self, leak_weight: float = 0.0) -> float:
         """Expected information gain in bits (exact counts, one float log per term); with
@@ -313,6 +325,18 @@ def expected_information(
 ) -> float:
     """Expected information gain (bits) about the cards at ``loc`` of one question."""
     return outcomes(kb, loc, cards, responders, preferred, limit).gain()
+
+
+def certainty_chance(
+    kb: KnowledgeBase | Problem,
+    loc: int,
+    cards: Sequence[int],
+    responders: Sequence[int],
+    preferred: Mapping[int, Iterable[int]] | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> float:
+    """Probability that the answer to the question ``cards`` settles the cards at ``loc``."""
+    return float(outcomes(kb, loc, cards, responders, preferred, limit).certainty())
 
 
 def location_entropy(kb: KnowledgeBase | Problem, loc: int, limit: int = DEFAULT_LIMIT) -> float:

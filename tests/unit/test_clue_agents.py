@@ -115,3 +115,47 @@ def test_views_extra_when_that_settles_the_envelope():
         if isinstance(action, (Accuse, ViewExtra)):
             break
     assert isinstance(action, (Accuse, ViewExtra))
+
+
+def _after_first_answer(gamble: bool) -> tuple[InfogainAgent, object]:
+    """p0 asked (b, d, g) and p1 showed b: suspect c is certain, weapon and room are not."""
+    game = small(3)
+    state = ClueState.from_deal(game, (2, 5, 8), [(0, 3), (1, 4), (6, 7)])
+    state.apply(Suggest((1, 3, 6)))
+    if state.phase == "refute":
+        state.apply(Show(1))
+    assert state.phase == "after" and state.current_player == 0
+    agent = InfogainAgent(gamble=gamble)
+    agent.reset(game, 0, seed=0)
+    return agent, state.observation(0)
+
+
+def test_gambles_only_when_accusing_beats_waiting(monkeypatch):
+    agent, obs = _after_first_answer(gamble=False)
+    dist = agent.envelope_distribution(obs)
+    assert max(dist.values()) < sum(dist.values())  # not certain yet
+    assert agent.act(obs) == EndTurn()  # the pure agent waits for certainty
+    agent, obs = _after_first_answer(gamble=True)
+    monkeypatch.setattr(agent, "waiting_value", lambda obs, p: 0.0)
+    action = agent.act(obs)
+    assert isinstance(action, Accuse) and action.cards[0] == 2  # the certain suspect, best guess otherwise
+    monkeypatch.setattr(agent, "waiting_value", lambda obs, p: 1.0)
+    assert agent.act(obs) == EndTurn()
+
+
+def test_waiting_value_of_the_mirror_race():
+    from agents.clue import waiting_value
+
+    for m in (2, 3, 5):
+        assert waiting_value(0.0, m, 0.1) == pytest.approx(1 / (m + 1))  # nobody close: fair share
+        assert waiting_value(0.0, m, 0.9) == pytest.approx(0.9)  # the gamble stays available
+        values = [waiting_value(c, m, 0.5) for c in (0.0, 0.1, 0.3, 0.6, 0.9)]
+        assert values == sorted(values, reverse=True)  # closer opponents: waiting is worth less
+    assert waiting_value(1.0, 2, 0.5) == 0.0  # an opponent solves before my next turn for sure
+
+
+def test_real_waiting_value_is_a_probability():
+    agent, obs = _after_first_answer(gamble=True)
+    dist = agent.envelope_distribution(obs)
+    p = max(dist.values()) / sum(dist.values())
+    assert 0.0 <= agent.waiting_value(obs, p) <= 1.0

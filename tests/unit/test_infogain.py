@@ -97,6 +97,47 @@ def test_gain_matches_brute_force(players, seed, steps):
         assert abs(expected_information(kb, env, q, responders, pref) - want) < 1e-9
 
 
+def brute_certainty(worlds, env, cards, responders, preferred) -> Fraction:
+    """P(the answer leaves one envelope), by listing every world."""
+    joint: dict = {}
+    for w in worlds:
+        e = tuple(sorted(int(k) for k in np.flatnonzero(w == env)))
+        for r in responders:
+            held = [k for k in cards if w[k] == r]
+            if held:
+                pool = [k for k in held if k in preferred.get(r, ())] or held
+                for k in pool:
+                    joint.setdefault((r, k), {}).setdefault(e, Fraction(0))
+                    joint[(r, k)][e] += Fraction(1, len(pool))
+                break
+        else:
+            joint.setdefault(None, {}).setdefault(e, Fraction(0))
+            joint[None][e] += 1
+    total = sum(sum(d.values()) for d in joint.values())
+    return sum((sum(d.values()) for d in joint.values() if len(d) == 1), Fraction(0)) / total
+
+
+def test_certainty_matches_brute_force():
+    from solvers.infogain import certainty_chance
+
+    game = ClueGame(ClueConfig(num_players=3, suspects=tuple("abcd"), weapons=tuple("efgh"), rooms=tuple("ijkl")))
+    seen = set()
+    for seed, steps in [(2, 2), (5, 4), (9, 6), (3, 8)]:
+        state, asker = played(game, seed, steps)
+        obs = state.observation(asker)
+        kb = game.knowledge(obs)
+        env = kb.loc("envelope")
+        responders = [(asker + k) % 3 for k in range(1, 3)]
+        pref = preferred_of(obs, asker)
+        worlds = list(solvers.get("brute").worlds(kb))
+        for q in game.triples():
+            want = brute_certainty(worlds, env, q, responders, pref)
+            assert outcomes(kb, env, q, responders, pref).certainty() == want
+            assert certainty_chance(kb, env, q, responders, pref) == pytest.approx(float(want))
+            seen.add(want)
+    assert len(seen) > 2  # the instances discriminate: questions settle with different chances
+
+
 def test_own_cards_block():
     """Naming two of one's own cards asks the table about the third card alone."""
     game = small_game(3)
