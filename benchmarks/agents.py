@@ -5,7 +5,8 @@ between ``random``, ``notebook``, ``deductive`` and ``infogain``.
 
 - ``--mode pairs`` (default): each rung of the ladder head to head - (infogain, deductive),
   (deductive, notebook), (notebook, random) - the two agents alternating round the table
-  (A B A ... and B A B ...), every rotation, so both sit in every seat equally often.
+  (A B A ... and B A B ...), every rotation, so both sit in every seat equally often; the two
+  lineups of a rotation play the same deal (duplicate deals), so the deal's luck cancels.
 - ``--mode mixed``: lineups drawn from all four that give every agent the same opposition
   (3 players: every 3-subset; 4: all four; 6: all four plus every pair again), every rotation.
 
@@ -133,10 +134,10 @@ def run(players_list: Sequence[int], seats_wanted: int, seed: int = 0, workers: 
             per_round = min(sum(lu.count(n) for lu in ups) * players for n in set(ups[0]))
             rounds = max(1, -(-seats_wanted // per_round))
             for r in range(rounds):
-                for li, lineup in enumerate(ups):
+                for lineup in ups:
                     for shift in range(players):
                         seats = lineup[shift:] + lineup[:shift]
-                        jobs.append((players, seats, seed * 1_000_003 + mi * 7_919 + players * 10_007 + r * 101 + li * 13 + shift))
+                        jobs.append((players, seats, seed * 1_000_003 + mi * 7_919 + players * 10_007 + r * 101 + shift))
                         tags.append(tag)
     results = []
     sink = open(log, "a") if log else None  # noqa: SIM115 - one line per game as it ends
