@@ -30,6 +30,12 @@ def _register() -> None:
         agents.register(name, cls, game="clue")
 
 
+def _agent(name: str) -> agents.Agent:
+    """A board agent straight from its class (no registry scan), any other by registry name."""
+    cls = BOARD_AGENTS.get(name)
+    return cls() if cls is not None else agents.get(name, game="clue")
+
+
 def lineups(a: str, b: str, players: int) -> list[tuple[str, ...]]:
     """A and B alternating round the table, starting with each, in every rotation."""
     out = []
@@ -44,7 +50,7 @@ def play_one(job: tuple[tuple[str, ...], int]) -> dict[str, Any]:
     seated, seed = job
     _register()
     game = ClueGame(num_players=len(seated), board_mode="board", max_turns=MAX_TURNS)
-    record = play_game(game, [agents.get(name, game="clue") for name in seated], seed)
+    record = play_game(game, [_agent(name) for name in seated], seed)
     return {"seated": seated, "winners": record.winners, "turns": record.turns,
             "failure": None if record.failure is None else record.failure.message}
 

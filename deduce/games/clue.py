@@ -14,6 +14,9 @@ from the state's seeded generator), then ``Move(to)`` to any place within the ro
 there at the start of its next turn instead of moving; otherwise it must leave the room first.
 The named suspect's token is moved into the suggestion's room. Movement is public and carries no
 card information, so knowledge is the same as without the board.
+
+``edition="intrigue"`` (with the board) plays the 2008+ edition: ``?`` squares and die faces,
+bonus cards, clocks that eliminate, accusations from the pool (:mod:`deduce.games.clue_intrigue`).
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ import numpy as np
 from deduce.cards import Deck
 from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt
 from deduce.errors import IllegalAction
+from deduce.games import clue_intrigue
 from deduce.games.base import Action, Dealt, Event, Game, Observation, State
-from deduce.games.clue_board import CLASSIC_BOARD, Board
+from deduce.games.clue_board import CLASSIC_BOARD, INTRIGUE_BOARD, Board
+from deduce.games.clue_intrigue import BONUS_KINDS, DECLINE, Decline, UseAnyRoom
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -44,6 +49,8 @@ __all__ = [
     "EndTurn",
     "Roll",
     "Move",
+    "UseAnyRoom",
+    "Decline",
     "Rolled",
     "TokenMoved",
     "Dealt",
@@ -71,6 +78,7 @@ ENVELOPE = "envelope"
 EXTRA = "extra"
 DEAL_MODES = ("equal_leftover", "equal_leftover_public", "all")
 BOARD_MODES = ("any_room", "board")
+EDITIONS = ("classic", "intrigue")
 
 
 @dataclass(frozen=True)
@@ -98,8 +106,24 @@ class ClueConfig:
     wrong_accuser_sees_envelope: bool = True
     #: Speed Clue: when one player is left uneliminated, it wins.
     last_player_wins: bool = False
-    #: intrigue cards (the 2008+ edition); not implemented in the board-less engine.
-    intrigue: bool = False
+    #: "classic", or "intrigue" (the 2008+ edition, on the board: see deduce.games.clue_intrigue).
+    edition: str = "classic"
+    #: intrigue edition: clock cards in the intrigue deck; whoever draws the last is eliminated,
+    #: then they are reshuffled in and every clock drawn eliminates (seed: 8).
+    clocks: int = 8
+    #: intrigue edition: the bonus cards, (kind, count); kinds "any_room" (move to any room at
+    #: the start of one's turn) and "decline" (decline to show a card once). Counts: our default.
+    bonus_cards: tuple[tuple[str, int], ...] = (("any_room", 4), ("decline", 4))
+    #: intrigue edition: how many of the dice show "?" in place of the 1 (a "?" draws a card).
+    question_dice: int = 1
+    #: intrigue edition: how many steps a rolled "?" counts for.
+    question_face_steps: int = 1
+    #: intrigue edition: accusations (and a look at the leftover pile) only from the pool.
+    accuse_in_pool: bool = True
+    #: intrigue edition: which bonus card a player drew is public (default: only its drawer sees).
+    bonus_public: bool = False
+    #: intrigue edition: after a player declines, the next player in order refutes instead.
+    decline_passes_on: bool = True
     #: engine safeguard, not a rule: the game ends without a winner after this many turns.
     max_turns: int = 1000
     #: seat names, used in logs and as knowledge-base locations ("p0".. when empty).
@@ -121,8 +145,20 @@ class ClueConfig:
                 )
             if self.dice < 1:
                 raise ValueError("dice must be at least 1")
+        if self.edition not in EDITIONS:
+            raise ValueError(f"edition must be one of {EDITIONS}, not {self.edition!r}")
         if self.intrigue:
-            raise ValueError("intrigue cards need the board variant, which is not implemented yet")
+            if self.board_mode != "board":
+                raise ValueError("the intrigue edition is played on the board: set board_mode='board'")
+            if self.clocks < 1:
+                raise ValueError(f"clocks must be at least 1, not {self.clocks}")
+            for kind, count in self.bonus_cards:
+                if kind not in BONUS_KINDS or count < 0:
+                    raise ValueError(f"bonus_cards: ({kind!r}, {count}) is not a known card kind {BONUS_KINDS} with a count >= 0")
+            if not 0 <= self.question_dice <= self.dice:
+                raise ValueError(f"question_dice must be 0 to dice ({self.dice}), not {self.question_dice}")
+            if self.question_face_steps < 0:
+                raise ValueError(f"question_face_steps must be >= 0, not {self.question_face_steps}")
         for label, cards in (("suspects", self.suspects), ("weapons", self.weapons), ("rooms", self.rooms)):
             if len(cards) < 1:
                 raise ValueError(f"a Clue deck needs at least one of {label}")
@@ -133,6 +169,11 @@ class ClueConfig:
         dealt = len(self.suspects) + len(self.weapons) + len(self.rooms) - 3
         if dealt < self.num_players:
             raise ValueError(f"{dealt} cards cannot be dealt to {self.num_players} players")
+
+    @property
+    def intrigue(self) -> bool:
+        """Whether this is the intrigue edition."""
+        return self.edition == "intrigue"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -220,13 +261,15 @@ class Suggestion(Event):
     passed: tuple[int, ...]
     refuters: tuple[int, ...]
     shown: tuple[int | None, ...]
+    #: intrigue edition: players who held a named card and declined to show it (public)
+    declined: tuple[int, ...] = ()
     kind: ClassVar[str] = "suggestion"
 
     def view(self, player: int | None) -> Event | None:
         if player == self.by:
             return self
         shown = tuple(s if player == r else None for r, s in zip(self.refuters, self.shown, strict=True))
-        return Suggestion(self.by, self.cards, self.passed, self.refuters, shown)
+        return Suggestion(self.by, self.cards, self.passed, self.refuters, shown, self.declined)
 
 
 @dataclass(frozen=True)
@@ -320,6 +363,11 @@ class ClueObservation(Observation):
     positions: tuple[int, ...] = ()
     #: board mode: the current turn's dice roll while it is being used (public).
     roll: int | None = None
+    #: intrigue edition: this player's bonus cards (kinds), clocks beside the board, and how many
+    #: bonus cards each seat holds (public).
+    intrigue_hand: tuple[str, ...] = ()
+    clocks_drawn: int = 0
+    bonus_held: tuple[int, ...] = ()
 
 
 # -- the game ---------------------------------------------------------------------------------
@@ -339,7 +387,9 @@ class ClueGame(Game[ClueConfig]):
             tuple(c.id for c in self.deck.in_category(cat)) for cat in ("suspect", "weapon", "room")
         )
         #: board mode: the board, and the room card of each board room (and back).
-        self.board: Board | None = CLASSIC_BOARD if config.board_mode == "board" else None
+        self.board: Board | None = None
+        if config.board_mode == "board":
+            self.board = INTRIGUE_BOARD if config.intrigue else CLASSIC_BOARD
         self.room_card: tuple[int, ...] = ()
         self.card_room: dict[int, int] = {}
         if self.board is not None:
@@ -398,6 +448,7 @@ class ClueGame(Game[ClueConfig]):
             return [At(c, kb.loc(EXTRA)) for c in event.cards]
         if isinstance(event, Suggestion):
             out: list[Constraint] = [NotAt(c, p) for p in event.passed for c in event.cards]
+            out += [AtLeastOne(event.cards, p) for p in event.declined]
             for refuter, shown in zip(event.refuters, event.shown, strict=True):
                 out.append(At(shown, refuter) if shown is not None else AtLeastOne(event.cards, refuter))
             return out
@@ -459,6 +510,12 @@ class ClueState(State):
         self.positions: list[int] = list(game.board.starts[: len(cfg.suspects)]) if game.board is not None else []
         self.roll: int | None = None
         self.dragged: set[int] = set()
+        #: intrigue edition: the deck (shuffled at the first draw), each seat's bonus cards, the
+        #: clocks beside the board, and whether the clocks have been reshuffled in
+        self.intrigue_deck: list[str] | None = None
+        self.bonus: list[list[str]] = [[] for _ in range(game.num_players)]
+        self.clocks_out = 0
+        self.clocks_reshuffled = False
         self._events = [Dealt(p, h) for p, h in enumerate(self.hands)]
         if self.extra and cfg.deal_mode == "equal_leftover_public":
             self._events.append(ExtraRevealed(self.extra))
@@ -509,13 +566,16 @@ class ClueState(State):
             return []
         if self.phase == "refute":
             assert self._pending is not None
-            holder = self.hands[self._pending["refuter"]]
-            return [Show(c) for c in self._pending["cards"] if c in holder]
-        accusations: list[Action] = [Accuse(t) for t in self.game.triples()]
+            refuter = self._pending["refuter"]
+            shows: list[Action] = [Show(c) for c in self._pending["cards"] if c in self.hands[refuter]]
+            return shows + ([Decline()] if DECLINE in self.bonus[refuter] else [])
+        may_accuse = self.may_accuse()
+        accusations: list[Action] = [Accuse(t) for t in self.game.triples()] if may_accuse else []
         if self.phase == "accuse":
             return accusations
         extra: list[Action] = []
-        if self.extra and self.game.config.accuser_views_extra and self.game.config.deal_mode == "equal_leftover":
+        cfg = self.game.config
+        if self.extra and cfg.accuser_views_extra and cfg.deal_mode == "equal_leftover" and may_accuse:
             extra = [ViewExtra()]
         if self.phase == "after":
             return [EndTurn()] + extra + accusations
@@ -525,12 +585,20 @@ class ClueState(State):
         suggestions: list[Action] = [Suggest(t) for t in self.game.triples() if t[2] != barred]
         return suggestions + extra + accusations
 
+    def may_accuse(self) -> bool:
+        """Whether the turn player may accuse now: always, except in the intrigue edition,
+        where only from the pool (``accuse_in_pool``)."""
+        cfg, board = self.game.config, self.game.board
+        if not cfg.intrigue or not cfg.accuse_in_pool or board is None:
+            return True
+        return self.positions[self.turn_player] == board.pool
+
     # -- board mode ----------------------------------------------------------------------------
     def occupied(self) -> set[int]:
-        """Board mode: the squares (not rooms) a token stands on."""
+        """Board mode: the squares (not rooms or the pool) a token stands on."""
         board = self.game.board
         assert board is not None
-        return {p for p in self.positions if not board.is_room(p)}
+        return {p for p in self.positions if p in board.cells}
 
     def _suggestions_in(self, room: int) -> list[Action]:
         s, w, _ = self.game.categories
@@ -547,6 +615,8 @@ class ClueState(State):
                 out.append(Move(board.passages[here]))
             if board.is_room(here) and self.turn_player in self.dragged:
                 out += self._suggestions_in(here)
+            if clue_intrigue.ANY_ROOM in self.bonus[self.turn_player]:
+                out += [UseAnyRoom(r) for r in range(len(board.rooms)) if r != here]
             return out
         if self.phase == "move":
             assert self.roll is not None
@@ -595,7 +665,17 @@ class ClueState(State):
     def explain_illegal(self, action: Action) -> str:
         who = self.current_player
         if self.phase == "refute":
+            if isinstance(action, Decline):
+                return f"player {who} holds no decline card"
             return f"player {who} must show one of the named cards it holds, not {action!r}"
+        if isinstance(action, Accuse | ViewExtra) and not self.may_accuse():
+            return f"player {who} must be in the pool to accuse (intrigue edition)"
+        if isinstance(action, UseAnyRoom):
+            if clue_intrigue.ANY_ROOM not in self.bonus[who]:
+                return f"player {who} holds no move-to-any-room card"
+            return f"player {who} may move to another room by card only at the start of its turn"
+        if isinstance(action, Decline):
+            return f"player {who} may decline only when asked to show a card"
         if self.game.board is not None and self.phase != "accuse":
             reason = self._explain_board(action)
             if reason is not None:
@@ -634,6 +714,9 @@ class ClueState(State):
             turn=self.turns,
             positions=tuple(self.positions),
             roll=self.roll,
+            intrigue_hand=tuple(self.bonus[player]) if cfg.intrigue and player is not None else (),
+            clocks_drawn=self.clocks_out,
+            bonus_held=tuple(len(b) for b in self.bonus) if cfg.intrigue else (),
         )
 
     def clone(self) -> ClueState:
@@ -646,6 +729,8 @@ class ClueState(State):
         other.rng = copy.deepcopy(self.rng)
         other.positions = list(self.positions)
         other.dragged = set(self.dragged)
+        other.intrigue_deck = None if self.intrigue_deck is None else list(self.intrigue_deck)
+        other.bonus = [list(b) for b in self.bonus]
         return other
 
     # -- transitions -------------------------------------------------------------------------
@@ -663,12 +748,36 @@ class ClueState(State):
             self._next_turn()
             return []
         if isinstance(action, Roll):
-            self.roll = int(self.rng.integers(1, 7, size=self.game.config.dice).sum())
-            self.phase = "move"
-            return [Rolled(self.turn_player, self.roll)]
+            return self._roll()
         if isinstance(action, Move):
             return self._move(action.to)
+        if isinstance(action, UseAnyRoom):
+            return self._use_any_room(action.to)
+        if isinstance(action, Decline):
+            return self._decline()
         raise IllegalAction(f"unknown action {action!r}")  # unreachable: apply checks legality
+
+    def _roll(self) -> list[Event]:
+        cfg = self.game.config
+        faces = self.rng.integers(1, 7, size=cfg.dice)
+        questions = int((faces[: cfg.question_dice] == 1).sum()) if cfg.intrigue else 0
+        self.roll = int(faces.sum()) + questions * (cfg.question_face_steps - 1)
+        self.phase = "move"
+        events: list[Event] = [Rolled(self.turn_player, self.roll)]
+        for _ in range(questions):
+            events += self._draw("die")
+            if self.phase != "move":
+                break
+        return events
+
+    def _draw(self, cause: str) -> list[Event]:
+        """Intrigue edition: the turn player draws a card; a clock that eliminates it ends the turn."""
+        p = self.turn_player
+        events = clue_intrigue.draw(self, p, cause)
+        if p in self.eliminated:
+            self.phase = "after"
+            self._after_elimination()
+        return events
 
     def _move(self, to: int) -> list[Event]:
         board = self.game.board
@@ -679,7 +788,29 @@ class ClueState(State):
         self.positions[p] = to
         self.roll = None
         self.phase = "suggest" if board.is_room(to) else "after"
-        return [TokenMoved(p, src, to, cause)]
+        events: list[Event] = [TokenMoved(p, src, to, cause)]
+        if to in board.question_squares:
+            events += self._draw("square")
+        return events
+
+    def _use_any_room(self, to: int) -> list[Event]:
+        p = self.turn_player
+        self.bonus[p].remove(clue_intrigue.ANY_ROOM)
+        src = self.positions[p]
+        self.positions[p] = to
+        self.roll = None
+        self.phase = "suggest"
+        return [TokenMoved(p, src, to, "intrigue")]
+
+    def _decline(self) -> list[Event]:
+        p = self._pending
+        assert p is not None
+        self.bonus[p["refuter"]].remove(DECLINE)
+        p["declined"].append(p["refuter"])
+        p["pos"] += 1
+        if not self.game.config.decline_passes_on:
+            p["pos"] = len(p["order"])
+        return self._advance_refutation()
 
     def _suggest(self, cards: tuple[int, int, int]) -> list[Event]:
         n = self.game.num_players
@@ -696,7 +827,7 @@ class ClueState(State):
                     self.dragged.add(token)
         order = [(by + k) % n for k in range(1, n)]
         self._pending = {"by": by, "cards": cards, "order": order, "pos": 0,
-                         "passed": [], "refuters": [], "shown": []}
+                         "passed": [], "refuters": [], "shown": [], "declined": []}
         return events + self._advance_refutation()
 
     def _advance_refutation(self) -> list[Event]:
@@ -710,7 +841,7 @@ class ClueState(State):
                 p["pos"] += 1
                 continue
             p["refuter"] = player
-            if len(matches) == 1:  # forced: no decision to ask for
+            if len(matches) == 1 and DECLINE not in self.bonus[player]:  # forced: no decision to ask for
                 p["refuters"].append(player)
                 p["shown"].append(matches[0])
                 p["pos"] += 1
@@ -736,7 +867,8 @@ class ClueState(State):
         assert p is not None
         self._pending = None
         self.phase = "after"
-        return [Suggestion(p["by"], tuple(p["cards"]), tuple(p["passed"]), tuple(p["refuters"]), tuple(p["shown"]))]
+        return [Suggestion(p["by"], tuple(p["cards"]), tuple(p["passed"]), tuple(p["refuters"]), tuple(p["shown"]),
+                           tuple(p["declined"]))]
 
     def _accuse(self, cards: tuple[int, int, int]) -> list[Event]:
         by = self.turn_player
@@ -749,6 +881,12 @@ class ClueState(State):
         self.eliminated.add(by)
         if self.game.config.wrong_accuser_sees_envelope:
             events.append(EnvelopeSeen(by, self.envelope))
+        self._after_elimination()
+        return events
+
+    def _after_elimination(self) -> None:
+        """The turn player is out: the game ends if nobody (or, in Speed Clue, one) is left;
+        otherwise the next player's turn begins."""
         remaining = [q for q in range(self.game.num_players) if q not in self.eliminated]
         if not remaining:
             self.finished = True
@@ -757,7 +895,6 @@ class ClueState(State):
             self.finished = True
         else:
             self._next_turn()
-        return events
 
     def _next_turn(self) -> None:
         self.dragged.discard(self.turn_player)

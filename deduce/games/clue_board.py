@@ -12,21 +12,27 @@ Rooms are single places (a token in a room is in the room, not on one of its squ
 passages join the Kitchen with the Study and the Conservatory with the Lounge.
 
 Places are small ints: rooms ``0..8`` (in ``ROOM_NAMES`` order), then the walkable squares
-``9 + row * WIDTH + col``. Movement (:meth:`Board.reachable`) goes up to the rolled number of
+``9 + row * WIDTH + col``; the intrigue edition's board (:data:`INTRIGUE_BOARD`) adds the
+central pool as the place after the last square and marks some corridor squares ``?``. Movement (:meth:`Board.reachable`) goes up to the rolled number of
 steps, orthogonally, never through or onto an occupied square; stepping through a door into a
-room ends the move, and a token may not re-enter the room it left this turn.
+room ends the move, and a token may not re-enter the room it left this turn. On the intrigue
+board, the pool and the ``?`` squares also end a move: a token passing a ``?`` square must stop
+on it (seed rule), so paths never go through one.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
     "Board",
     "CLASSIC_BOARD",
     "CLASSIC_MAP",
+    "INTRIGUE_BOARD",
+    "QUESTION_SQUARES",
+    "POOL_ENTRANCES",
     "ROOM_LETTERS",
     "ROOM_NAMES",
     "PASSAGES",
@@ -77,6 +83,10 @@ ROOM_LETTERS: Mapping[str, str] = {
     "L": "Library", "O": "Lounge", "H": "Hall", "S": "Study",
 }
 PASSAGES = (("Kitchen", "Study"), ("Conservatory", "Lounge"))
+#: the intrigue edition's "?" squares (row, column): corridor squares spread round the board
+QUESTION_SQUARES = ((7, 3), (1, 12), (7, 20), (13, 21), (17, 4), (21, 16), (19, 20), (12, 9))
+#: the corridor squares (row, column) with a door into the central pool
+POOL_ENTRANCES = ((9, 12), (17, 12))
 
 
 @dataclass(frozen=True)
@@ -99,6 +109,10 @@ class Board:
     #: room place -> its door cells
     doors: Mapping[int, tuple[tuple[int, int], ...]]
     rows: tuple[str, ...]
+    #: the central pool's place (intrigue edition), or None on the classic board
+    pool: int | None = None
+    #: the "?" squares (intrigue edition): a token passing one stops there and draws a card
+    question_squares: frozenset[int] = frozenset()
 
     @classmethod
     def parse(
@@ -172,7 +186,30 @@ class Board:
             rows=rows,
         )
 
+    def with_intrigue(
+        self,
+        question: Iterable[tuple[int, int]] = QUESTION_SQUARES,
+        pool_entrances: Iterable[tuple[int, int]] = POOL_ENTRANCES,
+    ) -> Board:
+        """This board with the intrigue edition's ``?`` squares and a pool entered from the
+        corridor squares ``pool_entrances`` (all given as (row, column))."""
+        marks = frozenset(self.square(y, x) for y, x in question)
+        pool = len(self.rooms) + self.height * self.width
+        doors = tuple(self.square(y, x) for y, x in pool_entrances)
+        if not doors:
+            raise ValueError("the pool needs at least one entrance")
+        nb = {p: set(q) for p, q in self.neighbours.items()}
+        nb[pool] = set(doors)
+        for d in doors:
+            nb[d].add(pool)
+        neighbours = {p: tuple(sorted(q)) for p, q in nb.items()}
+        return replace(self, neighbours=neighbours, pool=pool, question_squares=marks)
+
     # -- places ------------------------------------------------------------------------------
+    def ends_move(self, place: int) -> bool:
+        """Whether stepping onto ``place`` ends a move: a room, the pool or a ``?`` square."""
+        return self.is_room(place) or place == self.pool or place in self.question_squares
+
     def is_room(self, place: int) -> bool:
         """Whether ``place`` is a room (rather than a square)."""
         return 0 <= place < len(self.rooms)
@@ -189,9 +226,11 @@ class Board:
         return place
 
     def label(self, place: int) -> str:
-        """``"Kitchen"`` for a room, ``"r7c4"`` (row, column) for a square."""
+        """``"Kitchen"`` for a room, ``"Pool"``, ``"r7c4"`` (row, column) for a square."""
         if self.is_room(place):
             return self.rooms[place]
+        if place == self.pool:
+            return "Pool"
         y, x = self.cells[place]
         return f"r{y}c{x}"
 
@@ -208,8 +247,8 @@ class Board:
             d = dist[place]
             if limit is not None and d >= limit:
                 continue
-            if place != origin and self.is_room(place):
-                continue  # entering a room ends the move
+            if place != origin and self.ends_move(place):
+                continue  # entering a room (the pool, a "?" square) ends the move
             for q in self.neighbours[place]:
                 if q not in dist and q not in stop:
                     dist[q] = d + 1
@@ -234,6 +273,8 @@ class Board:
 
 
 CLASSIC_BOARD = Board.parse(CLASSIC_MAP)
+#: the classic board with the intrigue edition's "?" squares and the central pool
+INTRIGUE_BOARD = CLASSIC_BOARD.with_intrigue()
 
 
 def render(
@@ -242,8 +283,8 @@ def render(
     marks: Sequence[str] | None = None,
     legend: Sequence[str] | None = None,
 ) -> str:
-    """The board as text: ``.`` corridor, ``:`` room floor, ``=`` a door, room names written in
-    their rooms, each token as its mark (``1``..``6`` by default) on its square or inside its
+    """The board as text: ``.`` corridor, ``:`` room floor, ``=`` a door, ``?`` a ``?`` square,
+    ``~`` the pool (intrigue edition), room and pool names written in their places, each token as its mark (``1``..``6`` by default) on its square or inside its
     room. ``legend[i]``, if given, is printed under the map after token ``i``'s mark and place."""
     marks = list(marks) if marks is not None else [str(i + 1) for i in range(len(positions))]
     grid = [[" "] * board.width for _ in range(board.height)]
@@ -261,6 +302,21 @@ def render(
         start = xs[0] + max(0, (len(xs) - len(name)) // 2)
         for i, ch in enumerate(name):
             grid[y][start + i] = ch
+    centre = [(y, x) for y, row in enumerate(board.rows) for x, ch in enumerate(row) if ch == "X"]
+    if board.pool is not None and centre:
+        doors = {board.cells[d] for d in board.neighbours[board.pool]}
+        for y, x in centre:
+            near = any((y + dy, x + dx) in doors for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+            grid[y][x] = "=" if near else "~"
+        top, left = centre[0]
+        for i, ch in enumerate("Pool"):
+            grid[top + 1][left + i] = ch
+        inside = [i for i, p in enumerate(positions) if p == board.pool]
+        for k, i in enumerate(inside):
+            grid[top + 2 + k // 5][left + k % 5] = marks[i]
+    for place in board.question_squares:
+        y, x = board.cells[place]
+        grid[y][x] = "?"
     for room in range(len(board.rooms)):
         inside = [i for i, p in enumerate(positions) if p == room]
         if not inside:
@@ -271,7 +327,7 @@ def render(
         for k, i in enumerate(inside):
             grid[top][xs[min(k + 1, len(xs) - 1)]] = marks[i]
     for i, p in enumerate(positions):
-        if not board.is_room(p):
+        if p in board.cells:
             y, x = board.cells[p]
             grid[y][x] = marks[i]
     lines = ["".join(row).rstrip() for row in grid]
