@@ -336,7 +336,7 @@ class ISMCTSAgent(Agent):
     def __init__(
         self,
         deadline: float = 1.0,
-        budget: float = 0.7,
+        budget: float = 0.6,
         iterations: int | None = None,
         top_k: int = 6,
         score_share: float = 0.4,
@@ -475,7 +475,8 @@ class ISMCTSAgent(Agent):
         legal = obs.legal_actions
         kb = self.game.knowledge(obs)  # type: ignore[union-attr]
         viewable = self.view_extra and ViewExtra() in legal
-        top, view, best = self._gamble_value(kb, viewable)
+        # the pile matters only after the suggestion (before it, suggesting first is better)
+        top, view, best = self._gamble_value(kb, viewable and EndTurn() in legal)
         if top >= 1.0 or not any(isinstance(a, Suggest | EndTurn | ViewExtra) for a in legal):
             return Accuse(best), "accuse"  # type: ignore[arg-type]
         if EndTurn() in legal:
@@ -499,11 +500,16 @@ class ISMCTSAgent(Agent):
         wins = 0.0
         done = 0
         worlds: list[np.ndarray] = []
-        while (self.iterations is None or done < self.iterations) and self.clock() < stop:
+        slowest = 0.0  # the longest iteration so far: never start one that cannot finish
+        while self.iterations is None or done < self.iterations:
+            now = self.clock()
+            if now + slowest >= stop:
+                break
             if not worlds:
                 worlds = self._worlds(kb, 32)
             wins += self._go_on(race, obs, worlds.pop(), mine, rnd)
             done += 1
+            slowest = max(slowest, self.clock() - now)
         go_on = wins / done if done else 1.0  # no time for a single rollout: no gamble
         self.searches.append(SearchRecord(obs.turn, "after", done, self.clock() - t0, go_on))
         return go_on
@@ -555,7 +561,11 @@ class ISMCTSAgent(Agent):
         root_book = self._my_book(kb)
         worlds: list[np.ndarray] = []
         total = 0
-        while (self.iterations is None or total < self.iterations) and self.clock() < stop:
+        slowest = 0.0  # the longest iteration so far: never start one that cannot finish
+        while self.iterations is None or total < self.iterations:
+            now = self.clock()
+            if now + slowest >= stop:
+                break
             if not worlds:
                 worlds = self._worlds(kb, 32)
             w = worlds.pop()
@@ -577,6 +587,7 @@ class ISMCTSAgent(Agent):
             arm.visits += 1
             arm.value += reward
             total += 1
+            slowest = max(slowest, self.clock() - now)
         return max(arms, key=lambda a: (a.visits, a.prior)), total
 
     def _answer_gamble(self, kb: KnowledgeBase, cards: tuple[int, ...], passed: Sequence[int], ans: Answer,

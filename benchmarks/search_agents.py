@@ -144,8 +144,12 @@ def run(agent_specs: Sequence[str], vs: Sequence[str], players_list: Sequence[in
     return summarise(results)
 
 
-def summarise(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per (matchup, players, spec): seats, wins, Wilson CI, gambles, decision times."""
+def summarise(results: Sequence[dict[str, Any]], by_version: bool = False) -> dict[str, Any]:
+    """Per (matchup, players, spec): seats, wins, Wilson CI, gambles, decision times; with
+    ``by_version``, per version of the agents' sources too (the matchup gets a suffix)."""
+    if by_version:
+        results = [{**r, "matchup": r["matchup"] + " @" + ",".join(sorted(set(r.get("versions", {}).values())))}
+                   for r in results]
     rows = []
     for tag, players in sorted({(r["matchup"], r["players"]) for r in results}, key=lambda x: (x[1], x[0])):
         games = [r for r in results if r["players"] == players and r["matchup"] == tag]
@@ -197,10 +201,11 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--log", metavar="FILE")
     parser.add_argument("--summarise", metavar="FILE", help="only print the table of a --log file")
+    parser.add_argument("--by-version", action="store_true", help="with --summarise: split rows by agent source version")
     args = parser.parse_args(argv)
     if args.summarise:
         with open(args.summarise) as fh:
-            report = summarise([json.loads(line) for line in fh if line.strip()])
+            report = summarise([json.loads(line) for line in fh if line.strip()], args.by_version)
     else:
         report = run(args.agent or ["lookahead"], args.vs.split(";") if ";" in args.vs else args.vs.split(","),
                      [int(p) for p in args.players.split(",") if p], args.seats, args.seed, args.workers,
