@@ -20,9 +20,11 @@ The value model, in short (see :meth:`CountingAgent.value`):
   now is worth its certain points.
 
 These probabilities are a heuristic model on top of exact counts for the knowledge base (which
-is itself a sound relaxation of the posterior after voids): approximate, not exact. With
-``exact_time=True`` the card marginals are the exact posterior instead (the time-indexed
-knowledge of :mod:`deduce.games.alibi_adlung_history`, counted by ``solvers.alibi_adlung``).
+is itself a sound relaxation of the posterior after voids): approximate, not exact. The card
+marginals themselves are the exact posterior (``exact_time=True``, the default: the
+time-indexed knowledge of :mod:`deduce.games.alibi_adlung_history`, counted by
+``solvers.alibi_adlung``, as fast as the static model); ``exact_time=False`` uses ``solver``
+on the static relaxation (``cohorts=False``: without the reshuffle facts, the agent before).
 """
 
 from __future__ import annotations
@@ -80,20 +82,23 @@ class CountingAgent(Agent):
         kappa_eye: float = 0.6,
         swap_margin: float = 0.05,
         solver: str = "exact",
-        exact_time: bool = False,
+        exact_time: bool = True,
+        cohorts: bool = True,
         **params: Any,
     ) -> None:
         super().__init__(beta=beta, lam=lam, kappa=kappa, kappa_eye=kappa_eye, swap_margin=swap_margin,
-                         solver=solver, exact_time=exact_time, **params)
+                         solver=solver, exact_time=exact_time, cohorts=cohorts, **params)
         self.beta = float(beta)
         self.lam = float(lam)
         self.kappa = float(kappa)
         self.kappa_eye = float(kappa_eye)
         self.swap_margin = float(swap_margin)
         self.solver_name = solver
-        #: True: exact posterior marginals of the time-indexed knowledge (solvers.alibi_adlung)
-        #: instead of ``solver`` on the static relaxation.
+        #: True (default): exact posterior marginals of the time-indexed knowledge
+        #: (solvers.alibi_adlung); False: ``solver`` on the static relaxation.
         self.exact_time = bool(exact_time)
+        #: the static knowledge base knows which hidden cards cannot be in a reshuffled deck.
+        self.cohorts = bool(cohorts)
         self._solver: Any = None
         self._cache: tuple[int, np.ndarray, np.ndarray] | None = None
         #: how often the solver refused and the agent fell back to card counting alone.
@@ -140,7 +145,7 @@ class CountingAgent(Agent):
             import solvers
 
             self._solver = solvers.get(self.solver_name)
-        return np.asarray(self._solver.marginals(game.knowledge(obs)), dtype=float)
+        return np.asarray(self._solver.marginals(game.knowledge(obs, cohorts=self.cohorts)), dtype=float)
 
     def _uniform(self, obs: AlibiAdlungObservation) -> np.ndarray:
         game = self.game

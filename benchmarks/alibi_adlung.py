@@ -9,16 +9,31 @@ times, at every step of random games, building the acting player's knowledge bas
 observation and the exact marginals query the counting agent makes.
 ``--games`` per player count (default 60), ``--players`` (default 2,3,5), ``--seed``,
 ``--timing-games`` (default 3).
+
+The exact posterior (``exact_time``: the time-indexed knowledge of
+:mod:`deduce.games.alibi_adlung_history` counted by ``solvers.alibi_adlung``) against the
+static relaxation: ``--bias-games`` games (default 5) of ``counting`` agents in every seat; at
+every decision of theirs both models' card marginals for the acting player are compared (the
+largest error of P(card in an opponent's hand / in the deck), the largest error of an
+opponent's expected number of cards of one type, the total-variation distance of an opponent's
+hand and of the deck as type compositions), and the agent's choice is made under both
+(same random state) to count changed decisions. Two relaxed models: ``static`` (the agent's
+model before exact_time) and ``static+cohorts`` (plus the reshuffle facts of
+:func:`~deduce.games.alibi_adlung_history.cohort_facts`, now the static default). The score
+tables put ``counting`` (exact posterior, the default) and ``counting-static`` (the agent
+before) against ``random``, and a head-to-head table seats ``counting`` in one rotating seat
+against ``counting-static`` (``--h2h-games``, default ``--games``).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,10 +43,18 @@ import deduce
 import solvers
 from benchmarks._timing import TimingRow, timing_row
 from deduce.errors import NotSupported
+from deduce.games.alibi_adlung import AlibiAdlungGame
 from deduce.play import play_game
 from deduce.tournament.stats import wilson
 
-__all__ = ["ScoreRow", "TimingRow", "scores", "timings", "main"]
+__all__ = ["ScoreRow", "TimingRow", "BiasRow", "scores", "timings", "bias", "head_to_head", "main"]
+
+#: agent label -> (registry name, parameters)
+LEADS: dict[str, tuple[str, dict[str, object]]] = {
+    "counting": ("counting", {}),
+    "counting-static": ("counting", {"exact_time": False, "cohorts": False}),
+    "random": ("random", {}),
+}
 
 
 @dataclass(frozen=True)
@@ -66,19 +89,22 @@ class ScoreRow:
         return wilson(self.wins, self.seats)
 
 
-def scores(players: int, games: int, seed: int) -> list[ScoreRow]:
-    """``games`` games of counting + random (counting seat rotated), then ``games`` all-random."""
+def scores(players: int, games: int, seed: int, leads: Sequence[str] = ("counting",),
+           rest: str = "random", baseline: bool = True) -> list[ScoreRow]:
+    """For each of ``leads``: ``games`` games of it + ``rest`` (its seat rotated); then, with
+    ``baseline``, ``games`` games of ``rest`` alone. Agents are labels of :data:`LEADS`."""
     game = deduce.make("alibi-adlung", num_players=players)
     rows: list[ScoreRow] = []
-    for label, lead in (("counting v random", "counting"), ("all random", "random")):
+    tables = [(f"{lead} v {rest}", lead) for lead in leads] + ([(f"all {rest}", rest)] if baseline else [])
+    for label, lead in tables:
         values: dict[str, list[float]] = defaultdict(list)
         wins: dict[str, int] = defaultdict(int)
         spent: dict[str, float] = defaultdict(float)
         moves: dict[str, int] = defaultdict(int)
         for i in range(games):
-            names = ["random"] * players
+            names = [rest] * players
             names[i % players] = lead
-            seated = [agents.get(name, game="alibi-adlung") for name in names]
+            seated = [agents.get(LEADS[name][0], game="alibi-adlung", **LEADS[name][1]) for name in names]
             record = play_game(game, seated, seed=seed + i)
             if record.failure is not None:
                 raise RuntimeError(f"{record.failure.agent} failed: {record.failure.message}")
@@ -93,13 +119,128 @@ def scores(players: int, games: int, seed: int) -> list[ScoreRow]:
     return rows
 
 
+def head_to_head(players: int, games: int, seed: int) -> list[ScoreRow]:
+    """``counting`` (exact posterior) in one rotating seat, ``counting-static`` in the rest."""
+    return scores(players, games, seed, leads=("counting",), rest="counting-static", baseline=False)
+
+
+@dataclass(frozen=True)
+class BiasRow:
+    """One relaxed ``model``'s error against the exact posterior over ``decisions`` decisions
+    (module docstring); ``differ``: decisions where some marginal differs by more than 1e-9;
+    ``changed``: decisions the counting agent makes differently; ``*_ms``: median time to build
+    and count the model and the exact posterior."""
+
+    players: int
+    model: str
+    decisions: int
+    differ: int
+    changed: int
+    card_max: float
+    card_mean_max: float
+    type_max: float
+    hand_tv_max: float
+    hand_tv_mean: float
+    deck_tv_max: float
+    relaxed_ms: float
+    exact_ms: float
+
+
+def _type_matrix(game: AlibiAdlungGame, m: np.ndarray, n: int) -> np.ndarray:
+    """[location (hands then deck), type] expected counts from card marginals."""
+    keys = [f if f is not None else str(game.special_of[c]) for c, f in enumerate(game.feature_of)]
+    types = sorted(set(keys))
+    out = np.zeros((n + 1, len(types)))
+    for i, t in enumerate(types):
+        cards = [c for c, k in enumerate(keys) if k == t]
+        out[:, i] = m[cards, : n + 1].sum(axis=0)
+    return out
+
+
+#: the relaxed models compared with the exact posterior: label -> knowledge(cohorts=...)
+RELAXED = {"static": False, "static+cohorts": True}
+
+
+def bias(players: int, games: int, seed: int) -> list[BiasRow]:
+    """Each relaxed model's marginals vs the exact posterior at every decision of counting
+    agents on the ``static`` model (every seat: the agent before ``exact_time``)."""
+    from deduce.games.alibi_adlung_history import timeline
+    from solvers.alibi_adlung import AdlungCounter
+
+    game = deduce.make("alibi-adlung", num_players=players)
+    assert isinstance(game, AlibiAdlungGame)
+    exact_solver = solvers.get("exact")
+    counter = AdlungCounter()
+    n = players
+    decisions = 0
+    stats: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in RELAXED}
+    t_exact: list[float] = []
+    for g in range(games):
+        state = game.new_initial_state(seed + g)
+        seated = {m: [agents.get("counting", game="alibi-adlung", exact_time=False, cohorts=c) for _ in range(n)]
+                  for m, c in RELAXED.items()}
+        seated["exact"] = [agents.get("counting", game="alibi-adlung") for _ in range(n)]
+        for group in seated.values():
+            for k, a in enumerate(group):
+                a.reset(game, k, seed + 100 * g + k)
+        while not state.is_terminal():
+            p = state.current_player
+            obs = state.observation(p)
+            t = time.perf_counter()
+            m_e = counter.marginals(timeline(game, obs))
+            t_exact.append(time.perf_counter() - t)
+            opps = [q for q in range(n) if q != p]
+            E_e = _type_matrix(game, m_e, n)
+            rng = copy.deepcopy(seated["static"][p].rng)
+            action = seated["static"][p].act(obs)
+            for label in ("static+cohorts", "exact"):
+                seated[label][p].rng = copy.deepcopy(rng)
+            choice_exact = seated["exact"][p].act(obs)
+            for model, cohorts in RELAXED.items():
+                st = stats[model]
+                t = time.perf_counter()
+                exact_solver.clear_cache()
+                m_r = np.asarray(exact_solver.marginals(game.knowledge(obs, cohorts=cohorts)), dtype=float)
+                st["ms"].append(time.perf_counter() - t)
+                diff = np.abs(m_r[:, opps + [n]] - m_e[:, opps + [n]])
+                st["card"].append(float(diff.max()))
+                E_r = _type_matrix(game, m_r, n)
+                st["type"].append(float(np.abs(E_r[opps] - E_e[opps]).max()))
+                for q in opps:
+                    if obs.hand_sizes[q]:
+                        st["hand_tv"].append(0.5 * float(np.abs(E_r[q] - E_e[q]).sum()) / obs.hand_sizes[q])
+                if obs.deck_size:
+                    st["deck_tv"].append(0.5 * float(np.abs(E_r[n] - E_e[n]).sum()) / obs.deck_size)
+                st["differ"].append(float(diff.max() > 1e-9))
+                mine = action if model == "static" else seated[model][p].act(obs)
+                st["changed"].append(float(mine != choice_exact))
+            decisions += 1
+            state.apply(action)
+    rows = []
+    for model, st in stats.items():
+        rows.append(BiasRow(
+            players, model, decisions, int(sum(st["differ"])), int(sum(st["changed"])),
+            max(st["card"], default=0.0), statistics.fmean(st["card"]) if st["card"] else 0.0,
+            max(st["type"], default=0.0), max(st["hand_tv"], default=0.0),
+            statistics.fmean(st["hand_tv"]) if st["hand_tv"] else 0.0, max(st["deck_tv"], default=0.0),
+            1000 * statistics.median(st["ms"]) if st["ms"] else 0.0,
+            1000 * statistics.median(t_exact) if t_exact else 0.0,
+        ))
+    return rows
+
+
 def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step of
     ``games`` random games, and the counting agent's decisions when it plays every seat."""
+    from deduce.games.alibi_adlung_history import timeline
+    from solvers.alibi_adlung import AdlungCounter
+
     game = deduce.make("alibi-adlung", num_players=players)
     exact = solvers.get("exact")
+    counter = AdlungCounter()
     build: list[float] = []
     marg: list[float] = []
+    timed: list[float] = []
     refused = 0
     for g in range(games):
         state = game.new_initial_state(seed + g)
@@ -116,6 +257,9 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
                 marg.append(time.perf_counter() - t)
             except NotSupported:
                 refused += 1
+            t = time.perf_counter()
+            counter.marginals(timeline(game, obs))
+            timed.append(time.perf_counter() - t)
             legal = obs.legal_actions
             state.apply(legal[int(rng.integers(len(legal)))])
     decide: list[float] = []
@@ -133,6 +277,7 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     return [
         timing_row(players, "knowledge update", build),
         timing_row(players, "exact marginals", marg, refused),
+        timing_row(players, "exact-time timeline + marginals", timed),
         timing_row(players, "counting decision", decide),
     ]
 
@@ -143,29 +288,62 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", default="2,3,5", help="comma-separated player counts")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timing-games", type=int, default=3)
+    parser.add_argument("--bias-games", type=int, default=5, help="games of the relaxed-vs-exact comparison")
+    parser.add_argument("--h2h-games", type=int, default=None, help="head-to-head games (default: --games)")
+    parser.add_argument("--skip", default="", help="comma-separated sections to skip: timing,bias,scores,h2h")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.players.split(",") if x]
+    skip = {x for x in args.skip.split(",") if x}
+    if "timing" not in skip:
+        _print_timings(counts, args.timing_games, args.seed)
+    if "bias" not in skip:
+        _print_bias(counts, args.bias_games, args.seed)
+    if "scores" not in skip:
+        print(f"\nScores, {args.games} games per table, lead seat rotated (95% CIs)")
+        _print_scores(counts, lambda n: scores(n, args.games, args.seed, leads=("counting", "counting-static")))
+    if "h2h" not in skip:
+        h2h = args.h2h_games if args.h2h_games is not None else args.games
+        print(f"\nHead to head, {h2h} games per player count: counting (exact posterior) in one rotating seat, "
+              "counting-static in the rest")
+        _print_scores(counts, lambda n: head_to_head(n, h2h, args.seed))
+    return 0
 
-    print(f"Alibi (Adlung): time per step over {args.timing_games} games per player count")
+
+def _print_bias(counts: Sequence[int], games: int, seed: int) -> None:
+    print(f"\nStatic relaxation vs exact posterior at every decision of counting agents, {games} games "
+          "per player count")
+    print("| players | relaxed model | decisions | differ | choice changed | max card err | mean max card err | "
+          "max type-count err | max hand TV | mean hand TV | max deck TV | relaxed ms (p50) | exact ms (p50) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for n in counts:
+        for r in bias(n, games, seed):
+            print(f"| {r.players} | {r.model} | {r.decisions} | {r.differ} | {r.changed} | {r.card_max:.4f} | "
+                  f"{r.card_mean_max:.4f} | {r.type_max:.4f} | {r.hand_tv_max:.4f} | {r.hand_tv_mean:.5f} | "
+                  f"{r.deck_tv_max:.4f} | {r.relaxed_ms:.2f} | {r.exact_ms:.2f} |", flush=True)
+
+
+def _print_timings(counts: Sequence[int], games: int, seed: int) -> None:
+
+    print(f"Alibi (Adlung): time per step over {games} games per player count")
     print("| players | what | samples | mean ms | p50 ms | p95 ms | max ms | refused |")
     print("|---|---|---|---|---|---|---|---|")
     for n in counts:
-        for r in timings(n, args.timing_games, args.seed):
+        for r in timings(n, games, seed):
             print(f"| {r.players} | {r.what} | {r.samples} | {r.mean_ms:.2f} | {r.p50_ms:.2f} | "
                   f"{r.p95_ms:.2f} | {r.max_ms:.1f} | {r.refused} |", flush=True)
 
-    print(f"\nScores, {args.games} games per table, counting seat rotated (95% CIs)")
+
+def _print_scores(counts: Sequence[int], run: Callable[[int], list[ScoreRow]]) -> None:
     print("| players | table | agent | seats | mean score | 95% CI | win rate | Wilson 95% CI | ms/decision |")
     print("|---|---|---|---|---|---|---|---|---|")
     for n in counts:
         t0 = time.perf_counter()
-        for r in scores(n, args.games, args.seed):
+        for r in run(n):
             lo, hi = r.ci
             wlo, whi = r.win_ci
             print(f"| {r.players} | {r.table} | {r.agent} | {r.seats} | {r.mean:.2f} | [{lo:.2f}, {hi:.2f}] | "
                   f"{r.win_rate:.3f} | [{wlo:.3f}, {whi:.3f}] | {r.decision_ms:.2f} |", flush=True)
         print(f"<!-- {n} players: {time.perf_counter() - t0:.1f} s -->", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

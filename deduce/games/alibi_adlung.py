@@ -523,7 +523,9 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
         return AlibiAdlungState(self, seed)
 
     # -- knowledge ---------------------------------------------------------------------------
-    def knowledge(self, observation: Observation, check: Any = False, exact_time: bool = False) -> KnowledgeBase:
+    def knowledge(
+        self, observation: Observation, check: Any = False, exact_time: bool = False, cohorts: bool = True
+    ) -> KnowledgeBase:
         """The observing player's knowledge base over the *current* location of every card
         (``exact_time=True``: the time-indexed one of
         :func:`deduce.games.alibi_adlung_history.timed_knowledge`, whose uniform measure is the
@@ -541,7 +543,10 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
         sound (the true world always satisfies it) but a relaxation: it forgets *which* cards
         are old, so a uniform measure on this knowledge base is not the exact Bayesian
         posterior after a void (it under-weights hands with fewer void-feature cards). Counts
-        and marginals computed on it are exact for the knowledge base itself.
+        and marginals computed on it are exact for the knowledge base itself. With
+        ``cohorts`` (default) it also knows that a hidden card that was not in the last
+        reshuffled pile is in a hand, not the deck
+        (:func:`~deduce.games.alibi_adlung_history.cohort_facts`).
         """
         assert isinstance(observation, AlibiAdlungObservation)
         if exact_time:
@@ -575,6 +580,10 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
             cards = [c for f in sorted(v.features) for c in self.cards_of_feature.get(f, ())]
             if cards:
                 cons.append(Count(cards, v.player, v.limit, Op.LE))
+        if cohorts:
+            from deduce.games.alibi_adlung_history import cohort_facts
+
+            cons += cohort_facts(self, obs)
         kb.extend(cons, source="observation", check=check)
         return kb
 

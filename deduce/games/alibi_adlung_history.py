@@ -27,14 +27,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from deduce.constraints import At, Constraint, Count, Op, Transfer
+from deduce.constraints import At, Constraint, Count, NotAt, Op, Transfer
 from deduce.games.base import Event, Observation
 from deduce.knowledge import KnowledgeBase
 
 if TYPE_CHECKING:
     from deduce.games.alibi_adlung import AlibiAdlungGame, AlibiAdlungState
 
-__all__ = ["Move", "History", "Timeline", "history", "timed_knowledge", "true_history", "timeline"]
+__all__ = ["Move", "History", "Timeline", "history", "timed_knowledge", "true_history", "timeline", "cohort_facts"]
 
 
 @dataclass(frozen=True)
@@ -306,3 +306,28 @@ def timeline(game: AlibiAdlungGame, observation: Observation) -> Timeline:
         types=types,
         order_factor=order,
     )
+
+
+def cohort_facts(game: AlibiAdlungGame, observation: Observation) -> list[Constraint]:
+    """What the reshuffles prove about the present, for the static knowledge base: each hidden
+    hand holds exactly as many cards of each cohort (deal deck or reshuffled pile) as it drew
+    from it minus those it showed since, and a hidden card not in the last pile is not in the
+    deck. Sound, and most of what the static knowledge base otherwise misses (see
+    ``benchmarks.alibi_adlung``'s bias table).
+    """
+    tl = timeline(game, observation)
+    by_cohort: dict[int, list[int]] = {}
+    for (cohort, _), cards in zip(tl.classes, tl.class_cards, strict=True):
+        by_cohort.setdefault(cohort, []).extend(cards)
+    out: list[Constraint] = [NotAt(c, tl.deck_loc) for cohort, cards in sorted(by_cohort.items())
+                             if cohort != tl.current_cohort for c in cards]
+    for seat, steps in zip(tl.seats, tl.steps, strict=True):
+        held: dict[int, int] = {}
+        for step in steps:
+            if step[0] == "draw":
+                held[int(step[2])] = held.get(int(step[2]), 0) + int(step[1])
+            elif step[0] == "reveal":
+                held[int(step[2])] -= 1
+        for cohort, cards in sorted(by_cohort.items()):
+            out.append(Count(cards, seat, held.get(cohort, 0)))
+    return out

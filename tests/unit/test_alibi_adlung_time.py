@@ -120,3 +120,25 @@ def test_counting_agent_with_the_exact_posterior_plays_whole_games():
     E, deck_p = seated[0].beliefs(s.observation(0))
     assert np.isclose(deck_p.sum(), s.observation(0).deck_size)
     assert s.convicted
+
+
+def test_reshuffle_facts_tell_the_static_knowledge_base_which_cards_are_in_hands():
+    """Two players, after a reshuffle: every hidden card that was not in the pile is in the
+    opponent's hand; without the facts the static knowledge base spreads it over the deck."""
+    g = AlibiAdlungGame(num_players=2)
+    s = g.new_initial_state(3)
+    rng = np.random.default_rng(3)
+    while not any(e.kind == "reshuffled" for e in s.events):
+        legal = s.legal_actions()
+        s.apply(legal[int(rng.integers(len(legal)))])
+    obs = s.observation(1)
+    pile = next(e.cards for e in s.events if e.kind == "reshuffled")
+    old = [c for c in range(len(g.deck)) if c not in pile and s.world()[c] == 0]
+    assert old  # seat 0 kept cards through the reshuffle
+    exact = solvers.get("exact")
+    with_facts = exact.marginals(g.knowledge(obs))
+    without = exact.marginals(g.knowledge(obs, cohorts=False))
+    assert np.allclose(with_facts[old, 0], 1.0) and (without[old, 0] < 0.5).all()
+    assert g.knowledge(obs).consistent_with(s.world())
+    timed = AdlungCounter().marginals(timeline(g, obs))
+    assert np.allclose(timed[old, 0], 1.0)
