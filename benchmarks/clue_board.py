@@ -2,9 +2,12 @@
 
 ``python -m benchmarks.clue_board`` plays seeded 3-player games on the classic board
 (``board_mode="board"``) between two agents alternating round the table (A B A and B A B, every
-rotation), and prints per agent the win rate per seat with its Wilson 95% interval and the mean
-number of turns of the games it won. ``--pair A/B`` (default ``deductive-target/deductive-board``),
-``--games N`` (default 120), ``--players``, ``--workers``.
+rotation; each deal is played by every lineup, duplicate-deal style), and prints per agent the
+win rate per seat with its Wilson 95% interval and the mean number of turns of the games it
+won. ``--pair A/B`` (default ``infogain-planner-board/infogain-nearest-board``: the same
+``infogain`` agent inside, movement-aware against board-blind, the clean movement ablation),
+``--games N`` (default 120, rounded up to whole rotations), ``--players``, ``--workers``,
+``--edition intrigue`` for the intrigue edition.
 """
 
 from __future__ import annotations
@@ -45,20 +48,25 @@ def lineups(a: str, b: str, players: int) -> list[tuple[str, ...]]:
     return out
 
 
-def play_one(job: tuple[tuple[str, ...], int]) -> dict[str, Any]:
-    """One game: the seated agent names, winners and turns."""
-    seated, seed = job
+def play_one(job: tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]) -> dict[str, Any]:
+    """One game (lineup, seed, optional edition): the seated agent names, winners and turns."""
+    seated, seed = job[0], job[1]
+    edition = job[2] if len(job) > 2 else "classic"  # type: ignore[misc]
     _register()
-    game = ClueGame(num_players=len(seated), board_mode="board", max_turns=MAX_TURNS)
+    game = ClueGame(num_players=len(seated), board_mode="board", edition=edition, max_turns=MAX_TURNS)
     record = play_game(game, [_agent(name) for name in seated], seed)
     return {"seated": seated, "winners": record.winners, "turns": record.turns,
             "failure": None if record.failure is None else record.failure.message}
 
 
-def run(a: str, b: str, games: int, players: int = 3, workers: int = 1, seed: int = 0) -> dict[str, Any]:
-    """Play about ``games`` games; per agent: seats, wins, Wilson interval, mean winning turns."""
+def run(
+    a: str, b: str, games: int, players: int = 3, workers: int = 1, seed: int = 0, edition: str = "classic"
+) -> dict[str, Any]:
+    """Play ``games`` games rounded up to whole rotations, every lineup on each deal; per agent:
+    seats, wins, Wilson interval, mean winning turns."""
     ups = lineups(a, b, players)
-    jobs = [(ups[i % len(ups)], s) for i, s in enumerate(seeds_for(seed, games))]
+    deals = seeds_for(seed, -(-games // len(ups)))
+    jobs = [(up, s, edition) for s in deals for up in ups]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             results = list(pool.map(play_one, jobs))
@@ -77,15 +85,17 @@ def run(a: str, b: str, games: int, players: int = 3, workers: int = 1, seed: in
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pair", default="deductive-target/deductive-board")
+    parser.add_argument("--pair", default="infogain-planner-board/infogain-nearest-board")
     parser.add_argument("--games", type=int, default=120)
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--edition", default="classic", choices=("classic", "intrigue"))
     args = parser.parse_args(argv)
     a, b = args.pair.split("/")
-    report = run(a, b, args.games, args.players, args.workers, args.seed)
-    print(f"{report['games']} games, {args.players} players, failures: {len(report['failures'])}")
+    report = run(a, b, args.games, args.players, args.workers, args.seed, args.edition)
+    print(f"{report['games']} games ({args.edition} edition), {args.players} players, "
+          f"failures: {len(report['failures'])}")
     for name in (a, b):
         r = report[name]
         lo, hi = r["ci95"]

@@ -14,11 +14,24 @@ def configs(name):
     return sorted({cls.min_players, cls.max_players})
 
 
-@pytest.mark.parametrize("name", deduce.game_names())
-def test_random_play_reaches_the_end(name):
+#: variants that change the engine's flow, run through the same checks as the defaults
+VARIANTS = [
+    ("clue", {"board_mode": "board"}),
+    ("clue", {"board_mode": "board", "edition": "intrigue"}),
+]
+CASES = [(name, {}) for name in deduce.game_names()] + VARIANTS
+
+
+def _id(case):
+    name, config = case
+    return "-".join([name, *(str(v) for v in config.values())])
+
+
+@pytest.mark.parametrize("name,config", CASES, ids=[_id(c) for c in CASES])
+def test_random_play_reaches_the_end(name, config):
     cls = deduce.games.game_class(name)
     for n in configs(name):
-        game = deduce.make(name, num_players=n)
+        game = deduce.make(name, num_players=n, **config)
         for seed in range(3):
             record = play_game(game, [agents.get("random", game=name) for _ in range(n)], seed)
             assert record.failure is None, record.failure
@@ -26,12 +39,12 @@ def test_random_play_reaches_the_end(name):
         assert cls.name == name
 
 
-@pytest.mark.parametrize("name", deduce.game_names())
-def test_observations_match_the_state_and_knowledge_is_sound(name):
+@pytest.mark.parametrize("name,config", CASES, ids=[_id(c) for c in CASES])
+def test_observations_match_the_state_and_knowledge_is_sound(name, config):
     import numpy as np
 
     n = deduce.games.game_class(name).min_players
-    game = deduce.make(name, num_players=n)
+    game = deduce.make(name, num_players=n, **config)
     state = game.new_initial_state(11)
     rng = np.random.default_rng(11)
     steps = 0

@@ -130,3 +130,61 @@ def test_observation_ignores_unseen_cards(seed, n, steps):
             b.apply(action)
         assert original.observation(p) == b.observation(p)
         assert original.observation(q) != b.observation(q)  # the test can tell a difference
+
+
+INTRIGUE = dict(board_mode="board", edition="intrigue")
+
+
+def intrigue_actions(state, rng, steps):
+    """Random play in the intrigue edition, steering half the time towards rooms and the pool
+    (moves into them) so that suggestions, declines and accusations happen, not only walking."""
+    played = []
+    board = state.game.board
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        acts = state.legal_actions()
+        into = [a for a in acts if getattr(a, "to", None) is not None and board.ends_move(a.to)]
+        non_acc = [a for a in acts if not isinstance(a, Accuse | ViewExtra)]
+        if into and rng.random() < 0.5:
+            pool = into
+        else:
+            pool = acts if (rng.random() < 0.05 or not non_acc) else non_acc
+        action = pool[int(rng.integers(len(pool)))]
+        state.apply(action)
+        played.append(action)
+    return played
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 6), bonus=st.integers(0, 8))
+def test_intrigue_edition_knowledge_stays_sound(seed, n, bonus):
+    """Declines, bonus cards, clocks and pool accusations never rule out the true deal."""
+    game = ClueGame(num_players=n, bonus_cards=(("any_room", bonus), ("decline", 8)), max_turns=200, **INTRIGUE)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    world = state.world()
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        intrigue_actions(state, rng, 3)
+        for p in [*range(n), None]:
+            kb = game.knowledge(state.observation(p))
+            assert kb.consistent_with(world), kb.violated(world)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 5), steps=st.integers(5, 120))
+def test_intrigue_hidden_variant_keeps_the_players_observation(seed, n, steps):
+    """``hidden_variant`` (two unseen cards swapped, the same dice and intrigue deck) changes
+    the world but nothing the player saw, declines and bonus cards included."""
+    game = ClueGame(num_players=n, bonus_cards=(("any_room", 4), ("decline", 8)), **INTRIGUE)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    actions = intrigue_actions(state, rng, steps)
+    for p in range(n):
+        variant = state.hidden_variant(p, actions, rng)
+        if variant is not None:
+            assert not np.array_equal(variant.world(), state.world())
+            assert variant.observation(p) == state.observation(p)
+            assert variant.bonus == state.bonus and variant.clocks_out == state.clocks_out
