@@ -14,7 +14,9 @@ never from the true state.
   arms: *gamble* (a known value: the exact chance that the best accusation is right, looking
   at the leftover pile first when the rules allow; computed once the node has been visited
   twice, and offered when at least ``min_gamble``) and *go on* (a rollout), chosen by UCB1.
-  The most visited suggestion is played (a random member of its symmetry class).
+  The most visited suggestion is played (a random member of its symmetry class) if its mean
+  beats the most informative candidate's by ``confidence`` standard errors; otherwise the
+  most informative one (rollout values are noisy; information is a strong default).
 - **After the suggestion.** Accuse when certain; otherwise, if the best accusation chance
   (looking at the pile first when allowed) is at least ``min_gamble``, estimate the chance of
   winning by going on with rollouts until the deadline and gamble when it is lower.
@@ -325,7 +327,8 @@ class ISMCTSAgent(Agent):
     searching; ``iterations`` a cap on iterations per decision (None: until the deadline);
     ``top_k`` candidate suggestions, chosen from the classes scored in ``score_share`` of the
     budget; ``c_puct`` PUCT exploration at the root and ``c_uct`` UCB1
-    at answer nodes; ``min_gamble`` the smallest accusation chance short of certainty it
+    at answer nodes; ``confidence`` how many standard errors the most visited suggestion's
+    mean must beat the most informative one's by to be played; ``min_gamble`` the smallest accusation chance short of certainty it
     considers; ``gamble`` (False: accuse only when certain); ``view_extra`` (look at the
     leftover pile before a gamble when allowed); ``horizon`` rollout laps; ``refute`` one of
     ``agents.clue_search.REFUTE_POLICIES``.
@@ -342,6 +345,7 @@ class ISMCTSAgent(Agent):
         score_share: float = 0.4,
         c_puct: float = 1.0,
         c_uct: float = 0.5,
+        confidence: float = 1.0,
         min_gamble: float = 0.5,
         gamble: bool = True,
         view_extra: bool = True,
@@ -351,7 +355,8 @@ class ISMCTSAgent(Agent):
         **params: Any,
     ) -> None:
         super().__init__(
-            deadline=deadline, budget=budget, iterations=iterations, top_k=top_k, score_share=score_share, c_puct=c_puct, c_uct=c_uct,
+            deadline=deadline, budget=budget, iterations=iterations, top_k=top_k, score_share=score_share,
+            c_puct=c_puct, c_uct=c_uct, confidence=confidence,
             min_gamble=min_gamble, gamble=gamble, view_extra=view_extra, horizon=horizon, refute=refute,
             limit=limit, **params,
         )
@@ -372,6 +377,7 @@ class ISMCTSAgent(Agent):
         self.score_share = float(score_share)
         self.c_puct = float(c_puct)
         self.c_uct = float(c_uct)
+        self.confidence = float(confidence)
         self.min_gamble = float(min_gamble)
         self.gamble = bool(gamble)
         self.view_extra = bool(view_extra)
@@ -588,7 +594,19 @@ class ISMCTSAgent(Agent):
             arm.value += reward
             total += 1
             slowest = max(slowest, self.clock() - now)
-        return max(arms, key=lambda a: (a.visits, a.prior)), total
+        return self._pick(arms), total
+
+    def _pick(self, arms: list[_Arm]) -> _Arm:
+        """The most visited suggestion, if its mean beats the most informative one's by
+        ``confidence`` standard errors; else the most informative one (rollout values are
+        noisy, and information alone is a strong default)."""
+        best = max(arms, key=lambda a: (a.visits, a.prior))
+        base = arms[0]
+        if best is base or not base.visits:
+            return best
+        qb, qa = best.value / best.visits, base.value / base.visits
+        se = sqrt(qb * (1 - qb) / best.visits + qa * (1 - qa) / base.visits)
+        return best if qb - qa > self.confidence * se else base
 
     def _answer_gamble(self, kb: KnowledgeBase, cards: tuple[int, ...], passed: Sequence[int], ans: Answer,
                        viewable: bool) -> float:

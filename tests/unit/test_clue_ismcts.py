@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.clue_ismcts import AGENTS, ISMCTSAgent, Notebook, Race
+from agents.clue_ismcts import AGENTS, ISMCTSAgent, Notebook, Race, _Arm
 from deduce.games.clue import (
     ENVELOPE,
     Accuse,
@@ -243,3 +243,15 @@ def test_rollout_notebooks_never_exclude_the_truth():
                 cards = race.choose_suggestion(books[p], p, rnd)
                 passed, ans = race.answer(world, p, cards, rnd)
                 race.learn(books, p, cards, passed, ans)
+
+
+def test_plays_the_most_informative_suggestion_unless_search_is_confident():
+    agent = ISMCTSAgent(confidence=1.0)
+    top, other = _Arm((0, 6, 12), 0.6, members=[(0, 6, 12)]), _Arm((1, 7, 13), 0.4, members=[(1, 7, 13)])
+    top.visits, top.value = 40, 14.0  # mean 0.35
+    other.visits, other.value = 60, 24.0  # mean 0.40: more visits, within one standard error
+    assert agent._pick([top, other]) is top
+    other.visits, other.value = 600, 300.0  # mean 0.50, far outside the noise
+    assert agent._pick([top, other]) is other
+    loose = _Arm((1, 7, 13), 0.4, members=[], visits=60, value=24.0)
+    assert ISMCTSAgent(confidence=0.0)._pick([top, loose]) is loose
