@@ -198,6 +198,9 @@ class HumanGame:
         deck = getattr(self.game, "deck", None)
         if hand and deck is not None:
             lines.append(f"your hand: {', '.join(deck[c].name for c in hand)}")
+        bonus = getattr(obs, "intrigue_hand", ())
+        if bonus:
+            lines.append(f"your intrigue cards: {', '.join(k.replace('_', ' ') for k in bonus)}")
         to_refute = getattr(obs, "to_refute", None)
         if to_refute:
             by, cards = to_refute

@@ -1,4 +1,4 @@
-"""Clue on the board in plain words: dice, token moves and the board picture for a person.
+"""Clue on the board in plain words: dice, token moves, intrigue cards and the board picture.
 
 Extends :mod:`deduce.games.clue_text` (which words everything a board-less game has) with the
 board's actions and events; :func:`board_text` draws the board with every token for one seat.
@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from deduce.constraints import Constraint
 from deduce.games import clue_text
 from deduce.games.base import Action, Event
-from deduce.games.clue import ClueGame, Move, Roll, Rolled, TokenMoved
+from deduce.games.clue import ClueGame, Move, Roll, Rolled, Suggestion, TokenMoved
 from deduce.games.clue_board import render
+from deduce.games.clue_intrigue import CLOCK, Decline, Eliminated, IntrigueDrawn, UseAnyRoom
 
 __all__ = ["event_text", "action_text", "phraser", "board_text"]
 
@@ -40,9 +41,27 @@ def event_text(game: ClueGame, event: Event, you: int | None = None) -> str:
             return f"{who} was moved into the {there} by the suggestion"
         if event.cause == "passage":
             return f"{who} took the secret passage to the {there}"
+        if event.cause == "intrigue":
+            return f"{who} played 'move to any room' and went to the {there}"
         article = "the " if board.is_room(event.dst) else ""
         return f"{who} moved from {board.label(event.src)} to {article}{there}"
-    return clue_text.event_text(game, event, you)
+    if isinstance(event, IntrigueDrawn):
+        who = _seat_name(game, event.player, you)
+        where = "a rolled '?'" if event.cause == "die" else "a '?' square"
+        if event.card == CLOCK:
+            return f"{who} drew a clock ({where}); {event.clocks} beside the board"
+        card = _CARD_WORDS.get(event.card or "", "a bonus card")
+        return f"{who} drew {card} ({where})"
+    if isinstance(event, Eliminated):
+        return f"{_seat_name(game, event.player, you)} {'are' if event.player == you else 'is'} out ({event.reason})"
+    text = clue_text.event_text(game, event, you)
+    if isinstance(event, Suggestion) and event.declined:
+        names = ", ".join(_seat_name(game, p, you) for p in event.declined)
+        text += f"; declined to show (holding one of them): {names}"
+    return text
+
+
+_CARD_WORDS = {"any_room": "a 'move to any room' card", "decline": "a 'decline to show' card"}
 
 
 def action_text(game: ClueGame, action: Action) -> str:
@@ -52,6 +71,10 @@ def action_text(game: ClueGame, action: Action) -> str:
         return "roll the dice"
     if isinstance(action, Move) and board is not None:
         return f"move to {board.label(action.to)}"
+    if isinstance(action, UseAnyRoom) and board is not None:
+        return f"play move to any room: {board.label(action.to)}"
+    if isinstance(action, Decline):
+        return "decline to show a card (play your decline card)"
     return clue_text.action_text(game, action)
 
 

@@ -110,3 +110,12 @@ def test_board_flag_is_for_clue_only(capsys):
     assert "--board is for clue, not mafia-code" in capsys.readouterr().err
     code, out = play(["board", "quit"], "clue", "--agents", "random")
     assert "this game is not played on a board" in out
+
+
+def test_clue_intrigue_edition_on_the_board():
+    code, out = play(["1"] * 300, "clue", "--board", "--set", "edition=intrigue", "--seed", "2")
+    assert code == 0 and "Traceback" not in out and "internal error" not in out
+    first = out.split("-- your turn")[1]
+    assert "Pool" in first and "?" in first  # the pool and the "?" squares are drawn
+    assert "drew a clock (a rolled '?'); 1 beside the board" in out
+    assert "    1. roll the dice\n>" in first and "accuse" not in first  # no accusing outside the pool
