@@ -665,6 +665,10 @@ class AlibiAdlungState(State):
         if sorted(suspect_order) != list(range(len(game.suspects))):
             raise ValueError("suspect_order must be a permutation of every suspect id")
         self._deal = (tuple(deck_order), tuple(suspect_order))
+        #: the deck order after each reshuffle so far; ``_forced`` overrides them (a variant
+        #: that differs from this game only in reshuffled cards the player never saw).
+        self.reshuffles: list[tuple[int, ...]] = []
+        self._forced: tuple[tuple[int, ...], ...] = ()
         n = cfg.num_players
         #: the draw deck, top card first.
         self.deck: list[int] = list(deck_order)
@@ -723,6 +727,10 @@ class AlibiAdlungState(State):
                 pile = sorted(self.discard)
                 events.append(Reshuffled(tuple(pile)))
                 self.deck = [pile[i] for i in self.rng.permutation(len(pile))]
+                k = len(self.reshuffles)
+                if k < len(self._forced) and sorted(self._forced[k]) == pile:
+                    self.deck = list(self._forced[k])
+                self.reshuffles.append(tuple(self.deck))
                 self.discard = []
             out.append(self.deck.pop(0))
         return out
@@ -917,6 +925,7 @@ class AlibiAdlungState(State):
         other._events = list(self._events)
         other.rng = copy.deepcopy(self.rng)
         other.deck = list(self.deck)
+        other.reshuffles = list(self.reshuffles)
         other.suspect_deck = list(self.suspect_deck)
         other.row = list(self.row)
         other.hands = [list(h) for h in self.hands]
@@ -1089,34 +1098,84 @@ class AlibiAdlungState(State):
     def hidden_variant(
         self, player: int, actions: Sequence[Action], rng: np.random.Generator
     ) -> AlibiAdlungState | None:
-        """Permute the cards ``player`` has never seen (first freely, then only among copies of
-        one feature or special), replay ``actions`` with the same reshuffles: nothing
-        ``player`` saw may change."""
+        """A game that differs from this one only in cards ``player`` never saw, after the same
+        ``actions``: the dealt cards it never saw are permuted (first freely, then only among
+        copies of one feature or special), or, after a reshuffle, two cards of the new deck
+        order it never saw again trade places. Nothing ``player`` saw may change, and the
+        hidden cards must really end up elsewhere (None if no such variant was found)."""
         g = self.game
-        seen = set(self.hands[player])
-        for e in self.views(player):
+        seen = self._seen_by(player, self.views(player))
+        unseen = [c for c in range(len(g.deck)) if c not in seen]
+        world = self.world()
+        for attempt in range(8):
+            if attempt in (3, 7) and self.reshuffles:
+                variant = self._reshuffle_variant(player, actions, rng)
+            elif len(unseen) >= 2:
+                if attempt < 3:
+                    mapping = dict(zip(unseen, rng.permutation(unseen).tolist(), strict=True))
+                else:
+                    by_type: dict[object, list[int]] = {}
+                    for c in unseen:
+                        by_type.setdefault(g.feature_of[c] or g.special_of[c], []).append(c)
+                    mapping = {}
+                    for group in by_type.values():
+                        mapping.update(zip(group, rng.permutation(group).tolist(), strict=True))
+                if all(k == v for k, v in mapping.items()):
+                    continue
+                variant = self._replay_with_mapping(mapping, actions)
+            else:
+                continue
+            if variant is not None and not np.array_equal(variant.world(), world):
+                return variant
+        return None
+
+    @staticmethod
+    def _seen_by(player: int, views: Iterable[Event]) -> set[int]:
+        """Every card id named in ``views`` (``player``'s dealt hand and draws included)."""
+        seen: set[int] = set()
+        for e in views:
             for attr in ("card", "target"):
                 if hasattr(e, attr):
                     seen.add(int(getattr(e, attr)))
             seen.update(int(c) for c in getattr(e, "cards", ()) or ())
-        unseen = [c for c in range(len(g.deck)) if c not in seen]
-        if len(unseen) < 2:
-            return None
-        for attempt in range(5):
-            if attempt < 3:
-                mapping = dict(zip(unseen, rng.permutation(unseen).tolist(), strict=True))
-            else:
-                by_type: dict[object, list[int]] = {}
-                for c in unseen:
-                    by_type.setdefault(g.feature_of[c] or g.special_of[c], []).append(c)
-                mapping = {}
-                for group in by_type.values():
-                    mapping.update(zip(group, rng.permutation(group).tolist(), strict=True))
-            if all(k == v for k, v in mapping.items()):
+        return seen
+
+    def _reshuffle_variant(
+        self, player: int, actions: Sequence[Action], rng: np.random.Generator, tries: int = 6
+    ) -> AlibiAdlungState | None:
+        """Swap two cards of one reshuffled deck order that ``player`` never saw again after
+        that reshuffle and that sit in different places now: any two first (the replay may
+        make an action illegal), then two of one type (always legal)."""
+        g = self.game
+        views = self.views(player)
+        marks = [i for i, e in enumerate(views) if isinstance(e, Reshuffled)]
+        world = self.world()
+        deck_order, suspect_order = self._deal
+        for attempt in range(tries):
+            k = int(rng.integers(len(self.reshuffles)))
+            later = self._seen_by(player, views[marks[k] + 1:]) | set(self.hands[player])
+            order = list(self.reshuffles[k])
+            slots = [i for i, c in enumerate(order) if c not in later]
+            same_type = attempt >= tries // 2
+            pairs = [(i, j) for a, i in enumerate(slots) for j in slots[a + 1:]
+                     if world[order[i]] != world[order[j]]
+                     and (not same_type or (g.feature_of[order[i]] or g.special_of[order[i]])
+                          == (g.feature_of[order[j]] or g.special_of[order[j]]))]
+            if not pairs:
                 continue
-            variant = self._replay_with_mapping(mapping, actions)
-            if variant is not None:
-                return variant
+            i, j = pairs[int(rng.integers(len(pairs)))]
+            order[i], order[j] = order[j], order[i]
+            forced = list(self.reshuffles)
+            forced[k] = tuple(order)
+            other = AlibiAdlungState(self.game, copy.deepcopy(self._seed), deck_order=deck_order,
+                                     suspect_order=suspect_order)
+            other._forced = tuple(forced)
+            try:
+                for action in actions:
+                    other.apply(action)
+            except IllegalAction:
+                continue
+            return other
         return None
 
     def _replay_with_mapping(self, mapping: dict[int, int], actions: Sequence[Action]) -> AlibiAdlungState | None:

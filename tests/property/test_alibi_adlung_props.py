@@ -166,3 +166,33 @@ def test_hidden_variant_keeps_the_players_observation(n, seed, steps):
             assert not np.array_equal(variant.world(), state.world())
             assert variant.observation(p) == state.observation(p)
             assert variant.observation(None) == state.observation(None)
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), steps=st.integers(150, 400))
+def test_reshuffle_variants_keep_the_players_observation(n, seed, steps):
+    """A variant that reorders a reshuffled deck (two cards the player never saw again) moves
+    hidden cards and keeps the player's and the spectator's view."""
+    game = AlibiAdlungGame(num_players=n)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    actions = random_play(state, rng, steps)
+    for p in range(n):
+        variant = state._reshuffle_variant(p, actions, rng)
+        if variant is not None:
+            assert variant.reshuffles != state.reshuffles and variant._deal == state._deal
+            assert not np.array_equal(variant.world(), state.world())
+            assert variant.observation(p) == state.observation(p)
+            assert variant.observation(None) == state.observation(None)
+
+
+def test_reshuffle_variants_exist():
+    found = 0
+    for seed in range(4):
+        game = AlibiAdlungGame(num_players=3)
+        state = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        actions = random_play(state, rng, 300)
+        assert state.reshuffles
+        found += sum(state._reshuffle_variant(p, actions, rng) is not None for p in range(3))
+    assert found >= 4
