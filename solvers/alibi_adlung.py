@@ -59,9 +59,11 @@ class AdlungPosterior:
     hands: tuple[dict[tuple[int, ...], int], ...]
 
     def tally(self) -> Tally:
+        """The counts as a :class:`~solvers.base.Tally` (comparable with other backends)."""
         return Tally(self.total, self.cells)
 
     def marginals(self) -> np.ndarray:
+        """float[card, loc]: P(card is at loc now)."""
         return self.tally().marginals()
 
 
@@ -165,9 +167,11 @@ class AdlungCounter:
         self.limit = int(limit)
 
     def tallies(self, timeline: Any) -> Tally:
+        """Exact integer counts per (card, location) now, as ``chain`` gives for the same game."""
         return self.posterior(timeline).tally()
 
     def count(self, timeline: Any) -> int:
+        """The number of worlds of the time-indexed knowledge base."""
         return self.posterior(timeline).total
 
     def marginals(self, timeline: Any) -> np.ndarray:
@@ -175,6 +179,7 @@ class AdlungCounter:
         return self.posterior(timeline).marginals()
 
     def posterior(self, timeline: Any) -> AdlungPosterior:
+        """Every answer of one count (see the module docstring for the method)."""
         tl = timeline
         sets = _Sets()
         seat_states: list[list[tuple[int, dict[_SlotState, int]]]] = []

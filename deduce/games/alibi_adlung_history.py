@@ -67,6 +67,7 @@ class History:
 
     @property
     def epochs(self) -> int:
+        """Epoch 0 is the deal; one more per step."""
         return len(self.steps) + 1
 
 

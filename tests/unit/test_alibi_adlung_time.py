@@ -32,6 +32,17 @@ def _voided() -> tuple[AlibiAdlungGame, AlibiAdlungState]:
     return g, s
 
 
+def _until_reshuffle(seed: int = 3) -> tuple[AlibiAdlungGame, AlibiAdlungState]:
+    """A two-player game of random moves, stopped just after its first reshuffle."""
+    g = AlibiAdlungGame(num_players=2)
+    s = g.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    while not any(e.kind == "reshuffled" for e in s.events):
+        legal = s.legal_actions()
+        s.apply(legal[int(rng.integers(len(legal)))])
+    return g, s
+
+
 def test_a_void_is_a_count_at_the_epoch_it_was_proven():
     g, s = _voided()
     kb = g.knowledge(s.observation(1), exact_time=True)
@@ -76,12 +87,7 @@ def test_a_kept_full_deal_was_not_all_special_cards():
 
 
 def test_a_reshuffle_inside_a_draw_splits_it():
-    g = AlibiAdlungGame(num_players=2)
-    s = g.new_initial_state(3)
-    rng = np.random.default_rng(3)
-    while not any(e.kind == "reshuffled" for e in s.events):
-        legal = s.legal_actions()
-        s.apply(legal[int(rng.integers(len(legal)))])
+    g, s = _until_reshuffle()
     h = history(g, s.events)
     i = next(i for i, step in enumerate(h.steps) if step[0].src == 3 and step[0].dst == 2)
     drawn = sum(m.count for step in h.steps for m in step if m.src == 2)
@@ -125,12 +131,7 @@ def test_counting_agent_with_the_exact_posterior_plays_whole_games():
 def test_reshuffle_facts_tell_the_static_knowledge_base_which_cards_are_in_hands():
     """Two players, after a reshuffle: every hidden card that was not in the pile is in the
     opponent's hand; without the facts the static knowledge base spreads it over the deck."""
-    g = AlibiAdlungGame(num_players=2)
-    s = g.new_initial_state(3)
-    rng = np.random.default_rng(3)
-    while not any(e.kind == "reshuffled" for e in s.events):
-        legal = s.legal_actions()
-        s.apply(legal[int(rng.integers(len(legal)))])
+    g, s = _until_reshuffle()
     obs = s.observation(1)
     pile = next(e.cards for e in s.events if e.kind == "reshuffled")
     old = [c for c in range(len(g.deck)) if c not in pile and s.world()[c] == 0]
