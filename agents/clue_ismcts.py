@@ -22,12 +22,14 @@ never from the true state.
   winning by going on with rollouts until the deadline and gamble when it is lower.
 - **Rollouts** play the race to the end on the sampled world with cheap opponent models: each
   live player is a rule-propagating notebook (own hand, cards shown, passes, refutation
-  clauses, hand and envelope counts) that suggests unplaced envelope candidates, accuses when
-  its notebook settles the envelope and looks at the pile when that settles it. The rollout
+  clauses, hand and envelope counts) that suggests unplaced envelope candidates, accuses as
+  soon as its notebook settles the envelope (looking at the pile when that settles it) and,
+  like the gambling agents it stands for, gambles after its suggestion when at most
+  ``rollout_gamble`` envelope candidates remain. The rollout
   reads the determinised world (that is what determinisation means), never the true state.
   An opponent's starting notebook is rebuilt from the public record and the world (which card
   it was shown, when this agent did not see it, is drawn from the world). A rollout that
-  reaches ``horizon`` laps without a winner scores 1/(live players).
+  reaches ``horizon`` laps without a winner scores 1/(players still in) if this agent is.
 - **Refuting** uses the lookahead agent's leak-least policy (``agents.clue_search.refute``).
 
 Every decision honours ``deadline`` seconds (``budget`` of it for search; the best answer
@@ -41,7 +43,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from math import log, sqrt
+from math import log, prod, sqrt
 from typing import Any
 
 import numpy as np
@@ -214,13 +216,17 @@ class Race:
                 nb.clauses.append((tuple(cards), r))
 
     def rollout(self, world: Sequence[int], books: dict[int, Notebook], first: int,
-                horizon: int, rnd: random.Random) -> int | None:
+                horizon: int, rnd: random.Random, gamble_at: int = 0) -> int | None:
         """Play the race from ``first``'s turn among the players in ``books``; the winner, or
-        None after ``horizon`` laps. Mutates ``books``."""
-        live = sorted(books)
-        order = [p for p in range(first, first + self.n) if p % self.n in books]
-        order = [p % self.n for p in order]
-        for _ in range(horizon * len(live)):
+        None after ``horizon`` laps (or when every player is out). Mutates ``books`` (a player
+        who is out loses its notebook).
+
+        A player accuses as soon as its notebook settles the envelope (before or after its
+        suggestion, looking at the pile when that settles it) and, after its suggestion,
+        gambles on a uniformly drawn candidate when at most ``gamble_at`` remain (a wrong
+        gambler is out, but still refutes)."""
+        order = [p % self.n for p in range(first, first + self.n) if p % self.n in books]
+        for _ in range(horizon * len(order)):
             if not order:
                 return None
             p = order[0]
@@ -231,6 +237,18 @@ class Race:
             cards = self.choose_suggestion(nb, p, rnd)
             passed, ans = self.answer(world, p, cards, rnd)
             self.learn(books, p, cards, passed, ans)
+            self.propagate(nb)
+            if self.solved(nb) or self.settled_by_pile(nb):
+                return p
+            if gamble_at:
+                ebit = 1 << self.env
+                cands = [[c for c in cat if nb.dom[c] & ebit] for cat in self.categories]
+                if prod(len(c) for c in cands) <= gamble_at:
+                    if all(world[c[rnd.randrange(len(c))]] == self.env for c in cands):
+                        return p
+                    order = order[1:]  # a wrong accusation: out of the race
+                    del books[p]
+                    continue
             order = order[1:] + order[:1]
         return None
 
@@ -330,7 +348,9 @@ class ISMCTSAgent(Agent):
     at answer nodes; ``confidence`` how many standard errors the most visited suggestion's
     mean must beat the most informative one's by to be played; ``min_gamble`` the smallest accusation chance short of certainty it
     considers; ``gamble`` (False: accuse only when certain); ``view_extra`` (look at the
-    leftover pile before a gamble when allowed); ``horizon`` rollout laps; ``refute`` one of
+    leftover pile before a gamble when allowed); ``horizon`` rollout laps; ``rollout_gamble``
+    the number of envelope candidates at or below which rollout players gamble (0: never);
+    ``refute`` one of
     ``agents.clue_search.REFUTE_POLICIES``.
     """
 
@@ -350,6 +370,7 @@ class ISMCTSAgent(Agent):
         gamble: bool = True,
         view_extra: bool = True,
         horizon: int = 10,
+        rollout_gamble: int = 2,
         refute: str = "leak-least",
         limit: int | None = None,
         **params: Any,
@@ -357,7 +378,8 @@ class ISMCTSAgent(Agent):
         super().__init__(
             deadline=deadline, budget=budget, iterations=iterations, top_k=top_k, score_share=score_share,
             c_puct=c_puct, c_uct=c_uct, confidence=confidence,
-            min_gamble=min_gamble, gamble=gamble, view_extra=view_extra, horizon=horizon, refute=refute,
+            min_gamble=min_gamble, gamble=gamble, view_extra=view_extra, horizon=horizon,
+            rollout_gamble=rollout_gamble, refute=refute,
             limit=limit, **params,
         )
         from solvers._exact_core import DEFAULT_LIMIT
@@ -382,6 +404,7 @@ class ISMCTSAgent(Agent):
         self.gamble = bool(gamble)
         self.view_extra = bool(view_extra)
         self.horizon = int(horizon)
+        self.rollout_gamble = int(rollout_gamble)
         self.refute = refute
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: the clock every deadline is measured on (tests replace it)
@@ -457,9 +480,9 @@ class ISMCTSAgent(Agent):
         if asked is not None:
             race.learn(books, me, *asked)
         books[me] = mine.copy()
-        winner = race.rollout(world, books, (me + 1) % race.n, self.horizon, rnd)
-        if winner is None:
-            return 1.0 / len(live)
+        winner = race.rollout(world, books, (me + 1) % race.n, self.horizon, rnd, self.rollout_gamble)
+        if winner is None:  # no winner within the horizon: an even share among those still in
+            return 1.0 / len(books) if me in books else 0.0
         return float(winner == me)
 
     # -- acting ----------------------------------------------------------------------------------

@@ -255,3 +255,21 @@ def test_plays_the_most_informative_suggestion_unless_search_is_confident():
     assert agent._pick([top, other]) is other
     loose = _Arm((1, 7, 13), 0.4, members=[], visits=60, value=24.0)
     assert ISMCTSAgent(confidence=0.0)._pick([top, loose]) is loose
+
+
+def test_rollout_gamblers_win_or_drop_out():
+    game = small(3)  # 27 envelopes: first-lap gambles are sometimes right
+    state = game.new_initial_state(6)
+    obs = state.observation(0)
+    race = Race(game, obs)
+    rnd = random.Random(0)
+    outcomes = set()
+    for world in ExactSolver().sample(game.knowledge(obs), 30, np.random.default_rng(1)):
+        books = race.opponent_books(obs, world, range(3), rnd)
+        winner = race.rollout(world, books, 1, horizon=1, rnd=rnd, gamble_at=10**6)  # all gamble at once
+        if winner is None:
+            assert not books  # nobody won in the lap: everybody accused wrongly and is out
+        else:
+            assert winner in books
+        outcomes.add(winner is None)
+    assert outcomes == {True, False}  # wrong gambles knock players out, right ones win
