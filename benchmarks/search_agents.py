@@ -1,4 +1,4 @@
-"""Win-seeking Clue agents (``lookahead``) against the ladder, with ablations.
+"""Win-seeking Clue agents (``lookahead``, ``ismcts``) against the ladder, with ablations.
 
 ``python -m benchmarks.search_agents --vs infogain --players 3,4 --seats 100`` plays seeded
 classic-deck Clue: ``--mode pairs`` (default) seats the agent under test and each ``--vs``
@@ -11,7 +11,11 @@ e.g. ``lookahead:gamble=False`` for an ablation; ``--agent`` may be repeated.
 
 Prints, per (matchup, players, agent spec): seats, wins, win rate with a Wilson 95% interval,
 gambles (accusations made while not certain) and how many were right, and the median / max
-seconds per decision of every ``lookahead`` seat. ``--log FILE`` appends one JSON line per game.
+seconds per decision of every search agent's seat. ``--log FILE`` appends one JSON line per
+game (with a fingerprint of each agent's source file, since agents change while long runs go
+on); ``--summarise FILE [--by-version]`` prints the table of such a log, split by those
+fingerprints when asked. Search agents honour a deadline, so their results depend on the
+machine's load.
 """
 
 from __future__ import annotations
