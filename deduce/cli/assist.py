@@ -1,8 +1,9 @@
-"""``deduce assist clue``: the detective's notebook at a real table.
+"""``deduce assist GAME``: the detective's notebook at a real table (Clue, and every game with an
+adapter in ``deduce.assist_<game>``, driven by the shared :class:`~deduce.assist_game.GameAssistant`).
 
 Reads typed lines from a text stream (the terminal, with readline completion of commands,
 player and card names; or any stream, so tests and scripts can feed lines) and writes the
-session's answers to another. The game is saved after every change as a Clue game log,
+session's answers to another. The game is saved after every change as a game log,
 atomically (a temporary file renamed over the old one), and ``--log FILE`` resumes it.
 """
 
@@ -19,7 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from deduce.assist import ClueAssistant, Recommendation, heuristic_recommendation
+from deduce.assist import ClueAssistant, Recommendation, heuristic_recommendation, match_name
+from deduce.assist_game import GameAdapter, GameAssistant
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError
 
@@ -27,8 +29,8 @@ __all__ = ["register", "run", "interact", "save_atomically", "infogain_recommend
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("assist", help="an interactive notebook for a game at a real table (clue)")
-    p.add_argument("game", help="the game being played (clue)")
+    p = sub.add_parser("assist", help="an interactive notebook for a game at a real table (clue, mafia-code)")
+    p.add_argument("game", help="the game being played (clue, mafia-code)")
     p.add_argument("--log", help="game log to write continuously; resumed if it exists")
     p.add_argument("--players", help="players in seat order, comma-separated (skips the question)")
     p.add_argument("--me", help="which player you are (skips the question)")
@@ -88,51 +90,61 @@ def infogain_recommender() -> Callable[..., Recommendation | None] | None:
 
 
 def _setup_answers(args: argparse.Namespace) -> dict[str, Any]:
-    answers: dict[str, Any] = {}
+    answers = _seat_answers(args)
     if args.players:
-        answers["players"] = [p.strip() for p in args.players.split(",") if p.strip()]
         answers["deck"] = None  # the classic deck: a setup given by options asks no more than it must
     if args.hand_sizes:
         try:
             answers["hand_sizes"] = [int(s) for s in args.hand_sizes.split(",")]
         except ValueError:
             raise DeduceError(f"--hand-sizes must be numbers separated by commas, not {args.hand_sizes!r}") from None
-    if args.spectator:
-        answers["me"] = None
-    elif args.me:
-        if "players" not in answers:
-            raise DeduceError("--me needs --players (or answer the setup questions instead)")
-        from deduce.assist import match_name
-
-        answers["me"] = match_name(args.me, answers["players"], "player")
     if args.hand:
         answers["hand"] = args.hand.replace(",", " ")
     return answers
 
 
-def _default_log_path() -> Path:
+def _seat_answers(args: argparse.Namespace) -> dict[str, Any]:
+    """The players and the user's seat from ``--players``, ``--me`` and ``--spectator``."""
+    answers: dict[str, Any] = {}
+    if args.players:
+        answers["players"] = [p.strip() for p in args.players.split(",") if p.strip()]
+    if args.spectator:
+        answers["me"] = None
+    elif args.me:
+        if "players" not in answers:
+            raise DeduceError("--me needs --players (or answer the setup questions instead)")
+        answers["me"] = match_name(args.me, answers["players"], "player")
+    return answers
+
+
+def _default_log_path(game: str = "clue") -> Path:
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path(f"clue-{stamp}.json")
+    return Path(f"{game}-{stamp}.json")
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    if normalise_name(args.game) != "clue":
+    game = args.game if normalise_name(args.game) != "clue" else "clue"
+    if game != "clue":
+        from deduce.assist_game import adapter_for, assisted_games
         from deduce.games.registry import game_names
 
-        if args.game not in game_names():
-            raise DeduceError(f"unknown game {args.game!r}; known games: {', '.join(game_names())}")
-        raise DeduceError(
-            f"the table assistant supports clue only for now; for {args.game} try 'deduce play {args.game}'"
-        )
+        if game not in game_names():
+            raise DeduceError(f"unknown game {game!r}; known games: {', '.join(game_names())}")
+        if game not in assisted_games():
+            raise DeduceError(
+                f"the table assistant supports clue and {', '.join(assisted_games())} for now; "
+                f"for {game} try 'deduce play {game}'"
+            )
+        adapter = adapter_for(game)
     solver = importlib.import_module("solvers").get(args.solver)
-    path = Path(args.log) if args.log else _default_log_path()
+    path = Path(args.log) if args.log else _default_log_path(game)
     out = stdout or sys.stdout
     source = stdin or sys.stdin
 
     def save(data: dict[str, Any]) -> None:
         save_atomically(path, data)
 
-    recommender = infogain_recommender()
+    recommender = infogain_recommender() if game == "clue" else None
     if path.exists():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -140,20 +152,36 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
             raise LogError(f"{path}: cannot resume this log ({exc}); it was left untouched") from None
         if not isinstance(data, dict):
             raise LogError(f"{path}: a log must be a JSON object; it was left untouched")
+        if data.get("game", game) != game:
+            raise LogError(f"{path}: this is a {data.get('game')!r} log, not {game!r}; it was left untouched")
         try:
-            assistant = ClueAssistant(solver, log=data, save=save, recommender=recommender, top=args.top)
+            if game == "clue":
+                assistant: Any = ClueAssistant(solver, log=data, save=save, recommender=recommender, top=args.top)
+            else:
+                assistant = GameAssistant(adapter, solver, log=data, save=save)
         except LogError as exc:
             raise LogError(f"{path}: {exc} (the file was left untouched)") from None
         print(f"resuming {path}", file=out)
     else:
-        assistant = ClueAssistant(
-            solver, save=save, recommender=recommender, setup=_setup_answers(args), top=args.top
-        )
+        if game == "clue":
+            assistant = ClueAssistant(
+                solver, save=save, recommender=recommender, setup=_setup_answers(args), top=args.top
+            )
+        else:
+            assistant = GameAssistant(adapter, solver, save=save, setup=_game_setup_answers(args, adapter))
         print(f"saving the game to {path}", file=out)
     return interact(assistant, source, out)
 
 
-def interact(assistant: ClueAssistant, stdin: TextIO, stdout: TextIO) -> int:
+def _game_setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, Any]:
+    """Setup answers from options for an adapted game (players, seat, then the adapter's steps)."""
+    answers = _seat_answers(args)
+    if args.hand and "me" in answers and "hand" in adapter.steps(answers["me"]):
+        answers["hand"] = adapter.answer("hand", args.hand.replace(",", " "), answers["players"], answers["me"])
+    return answers
+
+
+def interact(assistant: ClueAssistant | GameAssistant, stdin: TextIO, stdout: TextIO) -> int:
     """The read-answer loop. On a terminal, ``input()`` gives line editing and completion; on
     other streams each line read is echoed after the prompt so the transcript reads well."""
     tty = stdin is sys.stdin and _isatty(stdin) and _isatty(stdout)
@@ -200,7 +228,7 @@ _COMMANDS = ("sug", "acc", "has", "not", "hand", "grid", "events", "why", "undo"
              "shown=", "none", "right", "wrong", "envelope", "me", "spectator", "classic")
 
 
-def _enable_completion(assistant: ClueAssistant) -> None:
+def _enable_completion(assistant: ClueAssistant | GameAssistant) -> None:
     """Tab completion of commands, player names and card names (readline, when available)."""
     try:
         import readline
@@ -208,7 +236,7 @@ def _enable_completion(assistant: ClueAssistant) -> None:
         return
 
     def vocabulary() -> list[str]:
-        words = set(_COMMANDS)
+        words = set(_COMMANDS) | set(getattr(getattr(assistant, "adapter", None), "words", ()))
         game = assistant.game
         players = assistant._answers.get("players") or (list(game.config.names) if game else [])
         words.update(p.lower() for p in players)

@@ -71,3 +71,32 @@ def test_bad_logs_exit_2_with_one_line_and_no_traceback(tmp_path, content, messa
 def test_unknown_solver(capsys):
     code, _, err = run_cli(capsys, "solve", str(EXAMPLE), "--solver", "nope")
     assert code == 2 and "unknown solver 'nope'" in err
+
+
+def test_a_mafia_code_log_is_solved_too(capsys, tmp_path):
+    import numpy as np
+
+    import solvers
+    from deduce.games.mafia_code import MafiaCodeGame
+    from deduce.logs import export_log
+
+    game = MafiaCodeGame(num_players=3)
+    state = game.new_initial_state(4)
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        actions = state.legal_actions()
+        state.apply(actions[int(rng.integers(len(actions)))])
+    obs = state.observation(2)
+    path = tmp_path / "mafia.json"
+    path.write_text(json.dumps(export_log(game, obs)))
+    code, out, err = run_cli(capsys, "solve", str(path), "--json", "--fractions")
+    assert code == 0, err
+    data = json.loads(out)
+    truth = solvers.get("exact").tallies(game.knowledge(obs))
+    assert data["worlds"] == truth.total > 1
+    red_a = game.deck.card("red A").id
+    assert data["probabilities"]["red A"] == {
+        loc: str(Fraction(truth.cells[red_a][z], truth.total)) for z, loc in enumerate(game.locations)
+    }
+    code, out, _ = run_cli(capsys, "solve", str(path))
+    assert code == 0 and f"{truth.total} consistent deals" in out and "box" in out

@@ -1,0 +1,534 @@
+"""The table-side assistant for any game with a player-view log: one session, a small adapter per game.
+
+The session owns everything games share: setup questions, the event log, undo and redo, an
+event that contradicts the log held back naming the events it conflicts with, the grid of
+card locations, continuous saving and resuming. A :class:`GameAdapter` owns what differs: the
+game's log format (``deduce.games.<game>_log``), the line grammar of its events, how they read
+back, and the answer shown under the grid (the hidden answer, a recommended action and its
+value). ``deduce.assist_<game>`` modules hold the adapters; :func:`adapter_for` finds them.
+
+No I/O and no solver import: the caller passes a solver (``consistent``, ``tallies``,
+``possible``, ``core``) and a ``save`` callback; ``deduce assist`` does the terminal and the
+file. Bad input never changes the log: a mistyped line is refused with a one-line error.
+"""
+
+from __future__ import annotations
+
+import abc
+import copy
+import importlib
+import importlib.util
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from deduce.assist import _take, match_name, read_names, render_grid
+from deduce.errors import DeduceError, LogError, NotSupported, UnknownName
+from deduce.explain import why as explain_why
+from deduce.games.base import Game, Observation
+from deduce.knowledge import KnowledgeBase
+
+__all__ = ["GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
+
+SHARED_HELP = """\
+commands:
+  grid                  the grid again            events    the events so far, numbered
+  why CARD              why a card must or cannot be somewhere
+  undo [N]              remove the last event (or event N)   redo   put it back
+  help                  this text                 quit      leave (the log is already saved)"""
+
+_SPECTATOR_WORDS = {"spectator", "none", "nobody", "-", "watcher"}
+_APPROX_SCALE = 1_000_000
+
+
+@dataclass(frozen=True)
+class Marginals:
+    """Where each card is: ``p[card, loc]``; ``exact`` or an approximation (labelled as one).
+
+    ``total`` and ``cells`` mirror an exact tally (for an approximation, ``cells`` are the
+    probabilities scaled to ``total`` and rounded down, so 'certain' and 'impossible' stay exact).
+    """
+
+    p: np.ndarray
+    exact: bool
+    total: int
+    cells: tuple[tuple[int, ...], ...]
+
+    @property
+    def label(self) -> str:
+        return "exact" if self.exact else "approximate: too many deals to count, spread over the places still possible"
+
+
+class GameAdapter(abc.ABC):
+    """What one game adds to the shared session: log format, line grammar and answers."""
+
+    #: the registry name of the game ("mafia-code").
+    game: ClassVar[str]
+    #: its events' line grammar, shown by ``help`` above the shared commands.
+    help: ClassVar[str]
+    #: the rules a contradiction may involve besides events, in words.
+    rules: ClassVar[str]
+    #: words offered by tab completion besides player and card names.
+    words: ClassVar[tuple[str, ...]] = ()
+    #: fewest and most players.
+    seats: ClassVar[tuple[int, int]] = (2, 6)
+    #: locations that are places, not people, as ``why`` words them ("in the box").
+    places: ClassVar[Mapping[str, str]] = {}
+
+    @abc.abstractmethod
+    def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
+        """The game and the logging player's view (raises :class:`LogError`)."""
+
+    @abc.abstractmethod
+    def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
+        """A new log from the setup answers (header and any opening events)."""
+
+    def steps(self, me: str | None) -> tuple[str, ...]:
+        """Setup questions asked after the players and the seat (e.g. ``("hand",)``)."""
+        return ()
+
+    def prompt(self, step: str, players: list[str], me: str | None) -> str:
+        """The question for one extra setup step."""
+        raise NotImplementedError(step)
+
+    def answer(self, step: str, line: str, players: list[str], me: str | None) -> Any:
+        """Read the answer to one extra setup step (raises :class:`DeduceError` to ask again)."""
+        raise NotImplementedError(step)
+
+    @abc.abstractmethod
+    def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:
+        """The log events one typed line stands for (``None``: not an event line)."""
+
+    @abc.abstractmethod
+    def event_text(self, game: Game, obs: Observation, index: int) -> str:
+        """One event of the view, in words."""
+
+    @abc.abstractmethod
+    def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:
+        """What to show under the grid: the hidden answer, a recommendation and its value."""
+
+    def hand(self, obs: Observation) -> Sequence[int]:
+        """The logging player's own cards (starred in the grid)."""
+        return tuple(getattr(obs, "hand", ()) or ())
+
+
+def assisted_games() -> list[str]:
+    """Games with an assistant adapter (``deduce.assist_<game>``), besides Clue."""
+    from deduce.games.registry import game_names
+
+    return [g for g in game_names() if importlib.util.find_spec(_adapter_module(g)) is not None]
+
+
+def _adapter_module(game: str) -> str:
+    return f"deduce.assist_{game.replace('-', '_')}"
+
+
+def adapter_for(game: str) -> GameAdapter:
+    """The adapter of ``game``, or an error naming the games that have one."""
+    if game not in assisted_games():
+        raise UnknownName(f"no table assistant for {game!r}; games with one: clue, {', '.join(assisted_games())}")
+    return importlib.import_module(_adapter_module(game)).ADAPTER
+
+
+@dataclass
+class _Pending:
+    """Events held back because they contradict the log; ``at`` is where they would go."""
+
+    at: int
+    events: list[dict[str, Any]]
+    conflicts: tuple[int, ...]
+
+
+class GameAssistant:
+    """One table-side session of any adapted game: ``start()`` once, then ``handle(line)``.
+
+    ``log``: a saved game log to resume (raises :class:`LogError` if it cannot be read; a
+    contradictory log is accepted and the conflict reported, so nothing is lost). ``setup``
+    pre-fills setup answers: ``players``, ``me`` (a name, or ``None`` for a spectator) and the
+    adapter's own steps (e.g. ``hand``).
+    """
+
+    def __init__(
+        self,
+        adapter: GameAdapter,
+        solver: Any,
+        log: Mapping[str, Any] | None = None,
+        save: Callable[[dict[str, Any]], None] | None = None,
+        setup: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.adapter = adapter
+        self.solver = solver
+        self.save_fn = save
+        self.done = False
+        self.header: dict[str, Any] | None = None
+        self.events: list[dict[str, Any]] = []
+        self.redo_stack: list[tuple[int, dict[str, Any]]] = []
+        self.pending: _Pending | None = None
+        self.conflict: str | None = None
+        self.game: Game | None = None
+        self.obs: Observation | None = None
+        self.kb: KnowledgeBase | None = None
+        self._marginals: Marginals | None = None
+        self._answers: dict[str, Any] = dict(setup or {})
+        self._step: str | None = None
+        self._intro = ""
+        self._save_warning = ""
+        if log is not None:
+            data = dict(log)
+            events = data.pop("events", [])
+            if not isinstance(events, list):
+                raise LogError("log header: 'events' must be a list")
+            self.header = data
+            self.events = [dict(e) if isinstance(e, dict) else e for e in events]
+            self._rebuild()  # raises LogError on unreadable logs
+            self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
+        else:
+            self._step = self._next_step()
+            if self._step is None:  # everything was given up front
+                try:
+                    self._intro = self._finish_setup()
+                except DeduceError as exc:
+                    self._intro = f"error: {exc}"
+
+    # -- public -----------------------------------------------------------------------------
+    @property
+    def prompt(self) -> str:
+        """What to ask for the next line."""
+        if self._step is not None:
+            return self._prompt(self._step) + " "
+        if self.pending is not None:
+            return "undo which event (or press enter to drop the new one)? "
+        return "> "
+
+    @property
+    def names(self) -> list[str]:
+        """The players in seat order."""
+        if self.game is not None:
+            return list(self.game.config.names)  # type: ignore[attr-defined]
+        return list(self._answers.get("players") or [])
+
+    @property
+    def me(self) -> str | None:
+        """The logging player's name (``None``: a spectator)."""
+        if self.obs is None or self.obs.player is None:
+            return None
+        return self.names[self.obs.player]
+
+    def log(self) -> dict[str, Any]:
+        """The game so far as a game log (JSON-ready)."""
+        assert self.header is not None
+        return {**copy.deepcopy(self.header), "events": copy.deepcopy(self.events)}
+
+    def start(self) -> str:
+        """What to show before the first prompt."""
+        if self._intro:
+            return self._intro
+        if self._step is not None:
+            return f"New {self.adapter.game} game. Answer a few questions."
+        out = [f"Resumed a game with {len(self.events)} events."]
+        if self.conflict:
+            out.append(self.conflict)
+        out.append(self.status())
+        return "\n".join(out)
+
+    def handle(self, line: str) -> str:
+        """Act on one typed line; never raises for bad input (the message says what was wrong)."""
+        try:
+            answer = self._setup(line.strip()) if self._step is not None else self._command(line.strip())
+            if self._save_warning:
+                answer = f"{answer}\n{self._save_warning}" if answer else self._save_warning
+            return answer
+        except DeduceError as exc:
+            return f"error: {exc}"
+        except Exception as exc:  # a bug must not cost the game so far; the log is untouched
+            return f"internal error ({type(exc).__name__}: {exc}); the log is unchanged"
+
+    # -- helpers for adapters ---------------------------------------------------------------
+    def player(self, tokens: Sequence[str], i: int = 0) -> tuple[str, int]:
+        """Read a player's name (a prefix will do; 'me' is the logging player) at ``tokens[i]``."""
+        if i >= len(tokens):
+            raise DeduceError("which player?")
+        tokens = [*tokens[:i], self._me_alias(tokens[i]), *tokens[i + 1 :]]
+        return _take(tokens, i, self.names, "player")
+
+    def cards(self, tokens: Sequence[str], count: int | None = None) -> list[str]:
+        """Read card names (prefixes of their words will do)."""
+        assert self.game is not None
+        return read_names(tokens, [c.name for c in self.game.deck], "card", count)  # type: ignore[attr-defined]
+
+    def _me_alias(self, token: str) -> str:
+        if token.lower() in ("me", "i", "myself") and self.me is not None:
+            return self.me
+        return token
+
+    # -- setup ------------------------------------------------------------------------------
+    def _next_step(self) -> str | None:
+        for step in ("players", "me"):
+            if step not in self._answers:
+                return step
+        for step in self.adapter.steps(self._answers["me"]):
+            if step not in self._answers:
+                return step
+        return None
+
+    def _prompt(self, step: str) -> str:
+        players = self._answers.get("players") or []
+        if step == "players":
+            low, high = self.adapter.seats
+            return f"players in seat order ({low} to {high} names):"
+        if step == "me":
+            return f"which one are you ({', '.join(players)}, or 'spectator')?"
+        return self.adapter.prompt(step, players, self._answers.get("me"))
+
+    def _setup(self, line: str) -> str:
+        step = self._step
+        assert step is not None
+        if line.lower() in ("quit", "exit"):
+            self.done = True
+            return "setup abandoned; nothing saved"
+        if step == "players":
+            names = [t for t in re.split(r"[,\s]+", line) if t]
+            low, high = self.adapter.seats
+            if not low <= len(names) <= high:
+                raise DeduceError(f"{self.adapter.game} takes {low} to {high} players; got {len(names)}")
+            self._answers["players"] = names
+        elif step == "me":
+            if line.lower() in _SPECTATOR_WORDS:
+                self._answers["me"] = None
+            else:
+                self._answers["me"] = match_name(line, self._answers["players"], "player")
+        else:
+            self._answers[step] = self.adapter.answer(step, line, self._answers["players"], self._answers["me"])
+        self._step = self._next_step()
+        return self._finish_setup() if self._step is None else ""
+
+    def _finish_setup(self) -> str:
+        answers = self._answers
+        log = self.adapter.new_log(list(answers["players"]), answers["me"], answers)
+        try:
+            self.adapter.parse(log)
+        except LogError as exc:
+            self._step = "players"
+            for key in list(answers):
+                del answers[key]
+            raise DeduceError(f"{_strip_index(str(exc))}; let's start the setup again") from None
+        events = log.pop("events", [])
+        self.header = log
+        self.events = list(events)
+        self._step = None
+        self._rebuild()
+        self._saved()
+        return f"{self.adapter.game}: {', '.join(self.names)}.\n{self.status()}"
+
+    # -- commands ---------------------------------------------------------------------------
+    def _command(self, line: str) -> str:
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            if not line:
+                return "dropped the new event; the log is unchanged"
+            words = line.split()
+            if words[0].isdigit() and len(words) == 1:
+                return self._undo([words[0]], pending)
+            if words[0].lower() == "undo" and len(words) == 2:
+                return self._undo(words[1:], pending)
+        if not line:
+            return ""
+        tokens = [t for t in re.split(r"[,\s]+", line) if t]
+        word, rest = tokens[0].lower(), tokens[1:]
+        if word in ("quit", "exit", "q"):
+            self.done = True
+            return "bye"
+        if word in ("help", "?", "h"):
+            return f"{self.adapter.help}\n{SHARED_HELP}"
+        if word in ("grid", "show", "g"):
+            return self.status()
+        if word in ("events", "log", "list"):
+            return self.list_events()
+        if word == "undo":
+            return self._undo(rest, None)
+        if word == "redo":
+            return self._redo()
+        if word == "why":
+            return self.why(rest)
+        new = self.adapter.read(self, word, rest)
+        if new is None:
+            raise DeduceError(f"unknown command {tokens[0]!r}; type 'help' for the list")
+        return self._add(new, len(self.events))
+
+    # -- changes ----------------------------------------------------------------------------
+    def _add(self, new: list[dict[str, Any]], at: int) -> str:
+        trial = self.events[:at] + new + self.events[at:]
+        self._check_readable(trial)
+        kb = self._kb_for(trial)
+        if not self.solver.consistent(kb):
+            ours = set(range(at, at + len(new)))
+            conflicts = tuple(i for i in self._conflicts(kb) if i not in ours)
+            shifted = tuple(i if i < at else i - len(new) for i in conflicts)
+            self.pending = _Pending(at, new, shifted)
+            return self._conflict_text(shifted, new)
+        self.events = trial
+        self.redo_stack.clear()
+        self._rebuild()
+        self.conflict = None
+        self._saved()
+        added = "\n".join(self._event_line(i) for i in range(at, at + len(new)))
+        return added + "\n" + self.status()
+
+    def _check_readable(self, events: list[dict[str, Any]]) -> None:
+        """Parse the log with the new events; a reading error names the input, not an index."""
+        assert self.header is not None
+        try:
+            self.adapter.parse({**self.header, "events": events})
+        except LogError as exc:
+            raise DeduceError(f"not added: {_strip_index(str(exc))}") from None
+
+    def _undo(self, args: list[str], pending: _Pending | None) -> str:
+        if not self.events:
+            return "nothing to undo"
+        if args:
+            try:
+                index = int(args[0])
+            except ValueError:
+                raise DeduceError(f"undo takes an event number, not {args[0]!r}") from None
+            if not 0 <= index < len(self.events):
+                raise DeduceError(f"there is no event {index}; events are numbered 0 to {len(self.events) - 1}")
+        else:
+            index = len(self.events) - 1
+        text = f"removed event {index}: {self._event_line(index, number=False)}"
+        removed = self.events[index]
+        self.events = self.events[:index] + self.events[index + 1 :]
+        self.redo_stack.append((index, removed))
+        self._rebuild()
+        self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
+        self._saved()
+        if pending is not None:
+            at = pending.at - (1 if index < pending.at else 0)
+            return text + "\n" + self._add(pending.events, at)
+        return text + "\n" + (self.conflict + "\n" if self.conflict else "") + self.status()
+
+    def _redo(self) -> str:
+        if not self.redo_stack:
+            return "nothing to redo"
+        index, event = self.redo_stack.pop()
+        stack = list(self.redo_stack)
+        text = self._add([event], min(index, len(self.events)))
+        if self.pending is None:
+            self.redo_stack = stack  # _add clears redo history; a redo keeps the rest of it
+        return text
+
+    def _saved(self) -> None:
+        """Hand the log to ``save``; a failure is reported with the next answer, and the game
+        stays in memory (and is saved again with the next change)."""
+        if self.save_fn is None or self.header is None:
+            return
+        try:
+            self.save_fn(self.log())
+            self._save_warning = ""
+        except Exception as exc:
+            self._save_warning = f"warning: could not save the game ({type(exc).__name__}: {exc}); it is kept in memory"
+
+    # -- knowledge --------------------------------------------------------------------------
+    def _kb_for(self, events: list[dict[str, Any]]) -> KnowledgeBase:
+        assert self.header is not None
+        game, obs = self.adapter.parse({**self.header, "events": events})
+        return game.knowledge(obs, check=False)
+
+    def _rebuild(self) -> None:
+        assert self.header is not None
+        self.game, self.obs = self.adapter.parse({**self.header, "events": self.events})
+        self.kb = self.game.knowledge(self.obs, check=False)
+        self._marginals = None
+
+    def _consistent(self) -> bool:
+        assert self.kb is not None
+        return bool(self.solver.consistent(self.kb))
+
+    def _conflicts(self, kb: KnowledgeBase | None) -> tuple[int, ...]:
+        """The events in an unsatisfiable core of ``kb``."""
+        assert kb is not None
+        core_fn = getattr(self.solver, "core", None)
+        if core_fn is None:
+            return ()
+        found = {int(m.group(1)) for i in core_fn(kb) if (m := re.fullmatch(r"event (\d+)", kb.sources[i] or ""))}
+        return tuple(sorted(found))
+
+    def _conflict_text(self, conflicts: Sequence[int], new: list[dict[str, Any]] | None) -> str:
+        if new is None:
+            if not conflicts:
+                return "the log contradicts itself; undo events until it does not"
+            listed = "; ".join(f"event {i}: {self._event_line(i, number=False)}" for i in conflicts)
+            return f"the log contradicts itself: {listed}. Type 'undo N' to remove one of them."
+        if not conflicts:
+            return f"not added: this contradicts the rules ({self.adapter.rules})"
+        listed = "; ".join(f"event {i} ({self._event_line(i, number=False)})" for i in conflicts)
+        others = f" (or another of {', '.join(map(str, conflicts))})" if len(conflicts) > 1 else ""
+        return (
+            f"not added: this contradicts {listed}, given {self.adapter.rules}.\n"
+            f"Type 'undo {conflicts[-1]}'{others} to remove that event and add the new one instead, "
+            "or press enter to drop the new one."
+        )
+
+    def _event_line(self, i: int, number: bool = True) -> str:
+        try:
+            game, obs = self.adapter.parse({**(self.header or {}), "events": self.events[: i + 1]})
+            text = self.adapter.event_text(game, obs, i)
+        except (DeduceError, IndexError):
+            text = str(self.events[i])
+        return f"event {i}: {text}" if number else text
+
+    def marginals(self) -> Marginals:
+        """Where each card is: exact when the solver can count the deals, else approximate."""
+        if self._marginals is None:
+            assert self.kb is not None
+            try:
+                tally = self.solver.tallies(self.kb)
+                p = np.asarray(tally.marginals(), dtype=float)
+                self._marginals = Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
+            except NotSupported:  # too large to count: spread over the places still possible
+                possible = np.asarray(self.solver.possible(self.kb), dtype=float)
+                rows = possible.sum(axis=1, keepdims=True)
+                p = np.divide(possible, rows, out=np.zeros_like(possible), where=rows > 0)
+                cells = tuple(
+                    tuple(_APPROX_SCALE if v == 1.0 else int(v * _APPROX_SCALE) for v in row) for row in p
+                )
+                total = _APPROX_SCALE if bool((rows > 0).all()) else 0
+                self._marginals = Marginals(p, False, total, cells)
+        return self._marginals
+
+    # -- answers ----------------------------------------------------------------------------
+    def list_events(self) -> str:
+        """The events so far, numbered as ``undo`` takes them."""
+        if not self.events:
+            return "no events yet"
+        assert self.game is not None and self.obs is not None
+        return "\n".join(f"{i:>3}  {self.adapter.event_text(self.game, self.obs, i)}" for i in range(len(self.events)))
+
+    def why(self, tokens: list[str]) -> str:
+        """Why a card must or cannot be somewhere."""
+        assert self.game is not None and self.kb is not None
+        if not tokens:
+            raise DeduceError("usage: why CARD")
+        name = self.cards(tokens, 1)
+        if len(name) != 1 or len(self.cards(tokens)) != 1:
+            raise DeduceError("usage: why CARD (one card)")
+        card = self.game.deck.card(name[0]).id  # type: ignore[attr-defined]
+        return explain_why(self.kb, card, self.solver, places=self.adapter.places)
+
+    def status(self) -> str:
+        """The grid, then the adapter's answer (hidden answer, recommendation)."""
+        assert self.kb is not None and self.obs is not None
+        m = self.marginals()
+        lines = [render_grid(self.kb, m, self.adapter.hand(self.obs))]
+        if m.total == 0:
+            return "\n".join(lines)
+        if not m.exact:
+            lines.append(f"({m.label})")
+        lines += self.adapter.answer_lines(self, m)
+        return "\n".join(lines)
+
+
+def _strip_index(message: str) -> str:
+    return re.sub(r"^event \d+ \(.*?\): ", "", message)
