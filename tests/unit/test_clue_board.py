@@ -331,3 +331,59 @@ def test_render_shows_rooms_and_tokens():
     assert "Kitchen" in text.split("\n\n")[1] and "Kitche" in lines[4]
     assert any("2" in line[:6] for line in lines[1:7])  # Mustard inside the Kitchen
     assert "Ballro" in text and "Hall" in text
+
+
+# -- the movement-aware planner ------------------------------------------------------------------
+def test_expected_turns_to_reach_a_room():
+    from agents.clue_board import expected_turns
+
+    one = expected_turns(1, 30)
+    assert one[0] == 1.0 and one[1] == 1.0  # in reach of any roll
+    assert one[2] == pytest.approx(1 + 1 / 6)  # only a 1 falls short, then any roll reaches it
+    two = expected_turns(2, 40)
+    assert two[2] == 1.0 and two[3] == pytest.approx(1 + 1 / 36)
+    assert all(a <= b for a, b in zip(two, two[1:], strict=False))  # farther is never quicker
+    # far away: about 7 steps a turn, plus the renewal overshoot E[X^2] / (2 E[X]^2)
+    assert 2.0 < two[14] < 3.0 and two[40] == pytest.approx(40 / 7 + (35 / 6 + 49) / 98, abs=0.1)
+
+
+def test_planner_heads_for_the_most_informative_room_discounted_by_distance():
+    from agents.clue_board import InfogainPlannerAgent, expected_turns
+
+    g, s, ids = fixed()
+    here = s.positions[0] = sq(18, 5)  # next to the Lounge door: the Lounge is the nearest room
+    planner = InfogainPlannerAgent()
+    planner.reset(g, 0, 0)
+    obs = s.observation(0)
+    values, scores = planner._room_values(obs)
+    assert set(values) == set(range(9)) and len(scores) == 6 * 6 * 9
+    assert max(values.values()) > 0
+    assert planner.act(obs) == Roll()
+    turns = expected_turns(2, 100)
+    dist = B.room_distances(here, s.occupied() - {here})
+    worth = {r: values[r] * 0.5 ** (turns[d] - 1) for r, d in dist.items()}
+    assert worth[planner.target] == pytest.approx(max(worth.values()))
+    s.apply(Roll())
+    obs = s.observation(0)
+    move = planner.act(obs)
+    assert isinstance(move, Move)
+    if B.is_room(move.to):
+        reach = {a.to for a in obs.legal_actions if isinstance(a, Move) and B.is_room(a.to)}
+        assert values[move.to] == max(values[r] for r in reach)
+    # with no discount for distance the planner makes for the best room on the board
+    far = InfogainPlannerAgent(discount=1.0)
+    far.reset(g, 0, 0)
+    t = fixed()[1]
+    t.positions[0] = sq(18, 5)
+    far.act(t.observation(0))
+    assert values[far.target] == max(values.values())
+    with pytest.raises(ValueError, match="discount"):
+        InfogainPlannerAgent(discount=0.0)
+
+
+def test_planner_and_nearest_share_the_inner_agent():
+    from agents.clue_board import InfogainNearestAgent, InfogainPlannerAgent
+
+    a, b = InfogainPlannerAgent(), InfogainNearestAgent()
+    assert a.inner_name == b.inner_name == "infogain" and (a.policy, b.policy) == ("value", "nearest")
+    assert type(a.inner) is type(b.inner) and a.inner.params == b.inner.params

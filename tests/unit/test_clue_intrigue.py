@@ -280,3 +280,27 @@ def test_random_play_finishes_and_seeded_games_repeat():
         state.apply(acts[int(rng.integers(len(acts)))])
     drawn = sum(isinstance(e, IntrigueDrawn) for e in state.events)
     assert drawn > 0 and state.eliminated  # without accusations, the clocks end the game
+
+
+# -- logs, audit ----------------------------------------------------------------------------------------
+def test_replay_round_trip_and_audit_in_the_intrigue_edition():
+    import json
+
+    from deduce.audit import audit
+    from deduce.replay import load_replay, save_replay
+
+    game = ClueGame(num_players=3, board_mode="board", edition="intrigue")
+    state = game.new_initial_state(4)
+    rng = np.random.default_rng(4)
+    actions = []
+    while not state.is_terminal() and len(actions) < 300:
+        acts = [a for a in state.legal_actions() if not isinstance(a, Accuse)] or state.legal_actions()
+        a = acts[int(rng.integers(len(acts)))]
+        state.apply(a)
+        actions.append(a)
+    assert any(isinstance(e, IntrigueDrawn) for e in state.events)
+    _, again = load_replay(json.dumps(save_replay(game, 4, actions)))
+    assert again.events == state.events and again.positions == state.positions and again.bonus == state.bonus
+    report = audit("clue", games=2, seed=1, agents=["random"], check_every=10, max_actions=200,
+                   config={"board_mode": "board", "edition": "intrigue"})
+    assert not report.failures, report.failures[:1]
