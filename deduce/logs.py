@@ -15,12 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from deduce.cards import normalise_name
 from deduce.errors import Contradiction, DeduceError, LogError
 from deduce.games.base import Game, Observation
 from deduce.games.registry import game_names
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["read_log", "load_log", "export_log", "MAX_LOG_BYTES", "MAX_EVENTS"]
+__all__ = ["read_log", "load_log", "export_log", "LogReader", "event_text", "MAX_LOG_BYTES", "MAX_EVENTS"]
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 MAX_EVENTS = 100_000
@@ -117,13 +118,69 @@ def export_log(game: Game, observation: Observation) -> dict[str, Any]:
     return _codec(game.name).export(game, observation)
 
 
+def event_text(raw: object) -> str:
+    """An event as an error message quotes it: its JSON, cut to 160 characters."""
+    text = json.dumps(raw, ensure_ascii=False) if not isinstance(raw, str) else raw
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+class LogReader:
+    """What every game's log reader shares: errors that name the event being read (index and
+    text), field checks, and player names. Subclasses set ``self.game`` in their header reader."""
+
+    game: Any
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.data = data
+        #: the index and raw text of the event being read (``None``: the header).
+        self.index: int | None = None
+        self.raw: object = None
+
+    def fail(self, message: str) -> LogError:
+        """An error naming where reading stopped: the header, or the event's index and text."""
+        if self.index is None:
+            return LogError(f"log header: {message}")
+        return LogError(f"event {self.index} ({event_text(self.raw)}): {message}", self.index, self.raw)
+
+    def players(self, reserved: tuple[str, ...] = ()) -> list[str]:
+        """The header's ``players``: distinct non-empty names, none of them a ``reserved`` place."""
+        players = self.data.get("players")
+        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
+            raise self.fail("'players' must be a list of player names")
+        keys = [normalise_name(p) for p in players]
+        if len(set(keys)) != len(keys):
+            raise self.fail(f"player names must be distinct: {players}")
+        taken = [r for r in reserved if normalise_name(r) in keys]
+        if taken:
+            raise self.fail(f"{' and '.join(map(repr, taken))} {'is not a player name' if len(taken) == 1 else 'are not player names'}")
+        return players
+
+    def keys(self, raw: Mapping[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
+        """Refuse an event with a missing or an unknown field."""
+        missing = sorted(required - set(raw))
+        if missing:
+            raise self.fail(f"missing field(s) {', '.join(map(repr, missing))}")
+        unknown = sorted(set(raw) - required - set(optional) - {"type"})
+        if unknown:
+            raise self.fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
+
+    def player(self, name: object, field: str) -> int:
+        """The seat of a player named in ``field`` (case, spaces and punctuation ignored)."""
+        if not isinstance(name, str):
+            raise self.fail(f"{field!r} must be a player name, got {name!r}")
+        key = normalise_name(name)
+        for i, p in enumerate(self.game.config.names):
+            if normalise_name(p) == key:
+                return i
+        raise self.fail(f"unknown player {name!r} in {field!r}; players are {list(self.game.config.names)}")
+
+
 def _event_number(source: str) -> int:
     return int(source.split()[1])
 
 
 def _event_text(raw_events: list, i: int) -> str:
-    text = json.dumps(raw_events[i], ensure_ascii=False)
-    return text if len(text) <= 160 else text[:157] + "..."
+    return event_text(raw_events[i] if not isinstance(raw_events[i], str) else json.dumps(raw_events[i]))
 
 
 def _without_events(obs: Observation) -> Observation:

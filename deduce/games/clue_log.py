@@ -18,12 +18,11 @@ error can always name the event by its index.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deduce.cards import normalise_name
-from deduce.errors import DeduceError, LogError
+from deduce.errors import DeduceError
 from deduce.games.base import Event
 from deduce.games.clue import (
     CLASSIC_ROOMS,
@@ -43,29 +42,15 @@ from deduce.games.clue import (
     ExtraSeen,
     Suggestion,
 )
+from deduce.logs import LogReader
 
 __all__ = ["parse", "export"]
 
 _HEADER_KEYS = {"game", "players", "hand_sizes", "deck", "me", "events", "deal_mode", "refute_all"}
 
 
-def _event_text(raw: object) -> str:
-    text = json.dumps(raw, ensure_ascii=False) if not isinstance(raw, str) else raw
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-class _Reader:
+class _Reader(LogReader):
     """Parses one log; every error names the event (index and text) it came from."""
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        self.data = data
-        self.index: int | None = None
-        self.raw: object = None
-
-    def fail(self, message: str) -> LogError:
-        if self.index is None:
-            return LogError(f"log header: {message}")
-        return LogError(f"event {self.index} ({_event_text(self.raw)}): {message}", self.index, self.raw)
 
     # -- header ------------------------------------------------------------------------------
     def header(self) -> tuple[ClueGame, int | None, tuple[int, ...]]:
@@ -73,14 +58,7 @@ class _Reader:
         unknown = sorted(set(data) - _HEADER_KEYS)
         if unknown:
             raise self.fail(f"unknown key(s) {', '.join(map(repr, unknown))}")
-        players = data.get("players")
-        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-            raise self.fail("'players' must be a list of player names")
-        keys = [normalise_name(p) for p in players]
-        if len(set(keys)) != len(keys):
-            raise self.fail(f"player names must be distinct: {players}")
-        if {normalise_name(ENVELOPE), normalise_name(EXTRA)} & set(keys):
-            raise self.fail("'envelope' and 'extra' are not player names")
+        players = self.players(reserved=(ENVELOPE, EXTRA))
         deck = data.get("deck")
         cats: dict[str, tuple[str, ...]] = {
             "suspect": CLASSIC_SUSPECTS, "weapon": CLASSIC_WEAPONS, "room": CLASSIC_ROOMS
@@ -133,15 +111,6 @@ class _Reader:
         return game, seat, hand_sizes
 
     # -- names -------------------------------------------------------------------------------
-    def player(self, name: object, field: str) -> int:
-        if not isinstance(name, str):
-            raise self.fail(f"{field!r} must be a player name, got {name!r}")
-        key = normalise_name(name)
-        for i, p in enumerate(self.game.config.names):
-            if normalise_name(p) == key:
-                return i
-        raise self.fail(f"unknown player {name!r} in {field!r}; players are {list(self.game.config.names)}")
-
     def card(self, name: object, field: str) -> int:
         if not isinstance(name, str):
             raise self.fail(f"{field!r} must be a card name, got {name!r}")
@@ -186,18 +155,10 @@ class _Reader:
         self.index = None
         return out
 
-    def _keys(self, raw: Mapping[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
-        missing = sorted(required - set(raw))
-        if missing:
-            raise self.fail(f"missing field(s) {', '.join(map(repr, missing))}")
-        unknown = sorted(set(raw) - required - set(optional) - {"type"})
-        if unknown:
-            raise self.fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
-
     def event(self, raw: Mapping[str, Any], seat: int | None, hand_sizes: Sequence[int]) -> Event:
         kind = raw["type"]
         if kind == "hand":
-            self._keys(raw, {"player", "cards"})
+            self.keys(raw, {"player", "cards"})
             player = self.player(raw["player"], "player")
             if not isinstance(raw["cards"], list):
                 raise self.fail("'cards' must be a list of card names")
@@ -210,7 +171,7 @@ class _Reader:
                 )
             return Dealt(player, tuple(sorted(cards)))
         if kind == "suggestion":
-            self._keys(raw, {"by", "cards", "refuted_by"}, {"shown"})
+            self.keys(raw, {"by", "cards", "refuted_by"}, {"shown"})
             by = self._active(raw["by"])
             cards = self.triple(raw["cards"], "cards")
             refuters = self._refuters(raw["refuted_by"], by)
@@ -223,7 +184,7 @@ class _Reader:
                 passed = tuple(order[: order.index(refuters[0])])
             return Suggestion(by, cards, passed, refuters, shown)
         if kind == "accusation":
-            self._keys(raw, {"by", "cards", "correct"})
+            self.keys(raw, {"by", "cards", "correct"})
             if not isinstance(raw["correct"], bool):
                 raise self.fail("'correct' must be true or false")
             by = self._active(raw["by"])
@@ -234,7 +195,7 @@ class _Reader:
                 self.eliminated[by] = self.index  # type: ignore[assignment]
             return accusation
         if kind in ("card_at", "card_not_at"):
-            self._keys(raw, {"card", "at"})
+            self.keys(raw, {"card", "at"})
             card = self.card(raw["card"], "card")
             loc = self.location(raw["at"], "at")
             return CardAt(card, loc) if kind == "card_at" else CardNotAt(card, loc)

@@ -18,12 +18,10 @@ always name the event by its index.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from deduce.cards import normalise_name
-from deduce.errors import LogError
 from deduce.games.base import Dealt, Event
 from deduce.games.mafia_code import (
     BOX,
@@ -33,6 +31,7 @@ from deduce.games.mafia_code import (
     MafiaCodeGame,
     MafiaCodeObservation,
 )
+from deduce.logs import LogReader
 
 __all__ = ["parse", "export"]
 
@@ -40,32 +39,20 @@ _HEADER_KEYS = {"game", "players", "me", "colours", "letters", "hand_size", "exp
 _EVENT_TYPES = "hand, code or guess"
 
 
-def _event_text(raw: object) -> str:
-    text = json.dumps(raw, ensure_ascii=False) if not isinstance(raw, str) else raw
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class _Reader:
+class _Reader(LogReader):
     """Parses one log; every error names the event (index and text) it came from."""
 
     def __init__(self, data: Mapping[str, Any]) -> None:
-        self.data = data
-        self.index: int | None = None
-        self.raw: object = None
+        super().__init__(data)
         #: (writer, colour, letter) -> (count, event index)
         self.cells: dict[tuple[int, int, int], tuple[int, int]] = {}
         #: card -> (holder, event index) of the hit that revealed it
         self.revealed: dict[int, tuple[int, int]] = {}
         self.ended: int | None = None
-
-    def fail(self, message: str) -> LogError:
-        if self.index is None:
-            return LogError(f"log header: {message}")
-        return LogError(f"event {self.index} ({_event_text(self.raw)}): {message}", self.index, self.raw)
 
     # -- header ------------------------------------------------------------------------------
     def header(self) -> tuple[MafiaCodeGame, int | None]:
@@ -73,14 +60,7 @@ class _Reader:
         unknown = sorted(set(data) - _HEADER_KEYS)
         if unknown:
             raise self.fail(f"unknown key(s) {', '.join(map(repr, unknown))}")
-        players = data.get("players")
-        if not isinstance(players, list) or not all(isinstance(p, str) and p.strip() for p in players):
-            raise self.fail("'players' must be a list of player names")
-        keys = [normalise_name(p) for p in players]
-        if len(set(keys)) != len(keys):
-            raise self.fail(f"player names must be distinct: {players}")
-        if normalise_name(BOX) in keys:
-            raise self.fail(f"{BOX!r} is not a player name")
+        players = self.players(reserved=(BOX,))
         fields: dict[str, Any] = {"num_players": len(players), "player_names": tuple(players)}
         for key in ("colours", "letters"):
             if key in data:
@@ -106,15 +86,6 @@ class _Reader:
         return game, (None if me is None else self.player(me, "me"))
 
     # -- names -------------------------------------------------------------------------------
-    def player(self, name: object, field: str) -> int:
-        if not isinstance(name, str):
-            raise self.fail(f"{field!r} must be a player name, got {name!r}")
-        key = normalise_name(name)
-        for i, p in enumerate(self.game.config.names):
-            if normalise_name(p) == key:
-                return i
-        raise self.fail(f"unknown player {name!r} in {field!r}; players are {list(self.game.config.names)}")
-
     def card(self, name: object, field: str) -> int:
         if not isinstance(name, str) or name not in self.game.deck:
             raise self.fail(f"unknown card {name!r} in {field!r}; cards are named like {self.game.deck[0].name!r}")
@@ -143,19 +114,11 @@ class _Reader:
         self.index = None
         return out
 
-    def _keys(self, raw: Mapping[str, Any], required: set[str]) -> None:
-        missing = sorted(required - set(raw))
-        if missing:
-            raise self.fail(f"missing field(s) {', '.join(map(repr, missing))}")
-        unknown = sorted(set(raw) - required - {"type"})
-        if unknown:
-            raise self.fail(f"unknown field(s) {', '.join(map(repr, unknown))}")
-
     def event(self, raw: Mapping[str, Any]) -> Event:
         kind = raw["type"]
         names = self.game.config.names
         if kind == "hand":
-            self._keys(raw, {"player", "cards"})
+            self.keys(raw, {"player", "cards"})
             player = self.player(raw["player"], "player")
             if not isinstance(raw["cards"], list):
                 raise self.fail("'cards' must be a list of card names")
@@ -172,7 +135,7 @@ class _Reader:
         raise self.fail(f"unknown event type {kind!r}; expected {_EVENT_TYPES}")
 
     def code(self, raw: Mapping[str, Any]) -> CodeWritten:
-        self._keys(raw, {"roller", "colour", "letter", "counts"})
+        self.keys(raw, {"roller", "colour", "letter", "counts"})
         cfg, names = self.game.config, self.game.config.names
         roller = self.player(raw["roller"], "roller")
         colour = self.face(raw["colour"], cfg.colours, "colour")
@@ -203,7 +166,7 @@ class _Reader:
                            opening=len(writers) > 1)
 
     def guess(self, raw: Mapping[str, Any]) -> Guessed:
-        self._keys(raw, {"by", "target", "card", "hit"})
+        self.keys(raw, {"by", "target", "card", "hit"})
         names = self.game.config.names
         by = self.player(raw["by"], "by")
         target = self.player(raw["target"], "target")
