@@ -42,6 +42,7 @@ from deduce.games.clue import (
     Roll,
     Show,
     Suggest,
+    ViewExtra,
 )
 from deduce.games.clue_intrigue import Decline, UseAnyRoom
 
@@ -201,12 +202,27 @@ class BoardAgent(Agent):
             return None
         here = obs.positions[obs.player]
         probe = self._ask(obs, self._suggestions([here if board.is_room(here) else 0])[:1])
-        if not isinstance(probe, Accuse):
-            return None
-        if probe in legal:
+        if isinstance(probe, Accuse) and probe in legal:
             return probe
+        if not isinstance(probe, Accuse) and not self._would_view_extra(obs):
+            return None
         self.target = board.pool
         return Roll()
+
+    def _would_view_extra(self, obs: ClueObservation) -> bool:
+        """Whether the inner agent would look at the face-down leftover pile (and then accuse)
+        if it stood in the pool: its chance of then being right reaches its threshold."""
+        game = self.game
+        assert isinstance(game, ClueGame)
+        cfg = game.config
+        if cfg.extra_size() == 0 or cfg.deal_mode != "equal_leftover" or not cfg.accuser_views_extra:
+            return False
+        if not getattr(self.inner, "views_extra", True):
+            return False
+        from agents.clue import win_chance_after_viewing_extra
+
+        chance = win_chance_after_viewing_extra(game, dataclasses.replace(obs, legal_actions=(ViewExtra(),)))
+        return chance >= float(getattr(self.inner, "view_extra_threshold", 1.0))
 
     def _any_room(self, obs: ClueObservation, legal: list[Action], room: int, steps: int | None) -> Action | None:
         """Play "move to any room" for ``room`` when it is more than an average roll away."""

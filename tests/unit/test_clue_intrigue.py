@@ -304,3 +304,24 @@ def test_replay_round_trip_and_audit_in_the_intrigue_edition():
     report = audit("clue", games=2, seed=1, agents=["random"], check_every=10, max_actions=200,
                    config={"board_mode": "board", "edition": "intrigue"})
     assert not report.failures, report.failures[:1]
+
+
+def test_with_a_face_down_pile_agents_go_to_the_pool_to_look_at_it():
+    from deduce.games.clue import ViewExtra
+
+    game = ClueGame(num_players=4, board_mode="board", edition="intrigue", max_turns=400)
+    assert game.config.extra_size() == 2  # 18 cards, 4 hands of 4, 2 face down
+    names = ["deductive-board", "infogain-planner-board", "deductive-target", "infogain-nearest-board"]
+    state = game.new_initial_state(1)
+    seated = [AGENTS[n]() for n in names]
+    for i, a in enumerate(seated):
+        a.reset(game, i, i)
+    looked = []
+    while not state.is_terminal():
+        p = state.current_player
+        action = seated[p].act(state.observation(p))
+        if isinstance(action, ViewExtra):
+            looked.append(state.positions[p])
+        state.apply(action)
+    assert looked and set(looked) == {B.pool}
+    assert state.winner is not None
