@@ -30,6 +30,7 @@ from deduce.errors import DeduceError, LogError, NotSupported, UnknownName
 from deduce.explain import why as explain_why
 from deduce.games.base import Game, Observation
 from deduce.knowledge import KnowledgeBase
+from deduce.logs import view_knowledge
 
 __all__ = ["GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
 
@@ -399,7 +400,9 @@ class GameAssistant:
             index = len(self.events) - 1
         text = f"removed event {index}: {self._event_line(index, number=False)}"
         removed = self.events[index]
-        self.events = self.events[:index] + self.events[index + 1 :]
+        remaining = self.events[:index] + self.events[index + 1 :]
+        self._check_removable(index, remaining)
+        self.events = remaining
         self.redo_stack.append((index, removed))
         self._rebuild()
         self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
@@ -408,6 +411,20 @@ class GameAssistant:
             at = pending.at - (1 if index < pending.at else 0)
             return text + "\n" + self._add(pending.events, at)
         return text + "\n" + (self.conflict + "\n" if self.conflict else "") + self.status()
+
+    def _check_removable(self, index: int, remaining: list[dict[str, Any]]) -> None:
+        """Refuse to remove an event a later one depends on (an arrest of the cat it flipped)."""
+        assert self.header is not None
+        try:
+            self.adapter.parse({**self.header, "events": remaining})
+        except LogError as exc:
+            if exc.index is None:
+                raise DeduceError(f"cannot undo event {index}: {exc}") from None
+            later = exc.index + (1 if exc.index >= index else 0)
+            raise DeduceError(
+                f"cannot undo event {index}: event {later} ({self._event_line(later, number=False)}) "
+                f"depends on it ({_strip_index(str(exc))}); undo event {later} first"
+            ) from None
 
     def _redo(self) -> str:
         if not self.redo_stack:
@@ -434,12 +451,12 @@ class GameAssistant:
     def _kb_for(self, events: list[dict[str, Any]]) -> KnowledgeBase:
         assert self.header is not None
         game, obs = self.adapter.parse({**self.header, "events": events})
-        return game.knowledge(obs, check=False)
+        return view_knowledge(game, obs)
 
     def _rebuild(self) -> None:
         assert self.header is not None
         self.game, self.obs = self.adapter.parse({**self.header, "events": self.events})
-        self.kb = self.game.knowledge(self.obs, check=False)
+        self.kb = view_knowledge(self.game, self.obs)
         self._marginals = None
 
     def _consistent(self) -> bool:

@@ -21,7 +21,7 @@ from deduce.games.base import Game, Observation
 from deduce.games.registry import game_names
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["read_log", "load_log", "export_log", "LogReader", "event_text", "MAX_LOG_BYTES", "MAX_EVENTS"]
+__all__ = ["read_log", "load_log", "view_knowledge", "export_log", "LogReader", "event_text", "MAX_LOG_BYTES", "MAX_EVENTS"]
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 MAX_EVENTS = 100_000
@@ -101,7 +101,8 @@ def load_log(source: LogSource, check: Any = "cpsat") -> KnowledgeBase:
         solvers = importlib.import_module("solvers")  # resolved by name: the core imports no solver
         check = solvers.get(check)
     kb = game.knowledge(_without_events(obs), check=False)
-    for i, event in enumerate(obs.events):
+    start = len(obs.events) - len(_covered(game, obs))
+    for i, event in enumerate(obs.events[start:], start):
         try:
             kb.extend(game.event_constraints(kb, event), source=f"event {i}", check=check if check else None)
         except Contradiction as exc:
@@ -111,6 +112,23 @@ def load_log(source: LogSource, check: Any = "cpsat") -> KnowledgeBase:
                 f"event {i} ({_event_text(raw_events, i)}) contradicts {against}: {exc.reason}", i, event
             ) from None
     return kb
+
+
+def view_knowledge(game: Game, obs: Observation) -> KnowledgeBase:
+    """The knowledge base of a log's view with every constraint's source the log event it came
+    from (``"event i"``, numbered as in the log), so a contradiction can name its events.
+    Nothing is checked: a contradictory log still gives its (unsatisfiable) knowledge base."""
+    kb = game.knowledge(_without_events(obs), check=False)
+    start = len(obs.events) - len(_covered(game, obs))
+    for i, event in enumerate(obs.events[start:], start):
+        kb.extend(game.event_constraints(kb, event), source=f"event {i}", check=False)
+    return kb
+
+
+def _covered(game: Game, obs: Observation) -> tuple:
+    """The events a game's knowledge base covers: all, or the latest round's (``round_events``)."""
+    round_events = getattr(game, "round_events", None)
+    return tuple(round_events(obs.events)) if round_events is not None else tuple(obs.events)
 
 
 def export_log(game: Game, observation: Observation) -> dict[str, Any]:

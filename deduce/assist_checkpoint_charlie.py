@@ -1,0 +1,220 @@
+"""The table-side assistant's Checkpoint Charlie part: the event lines, their wording and the advice.
+
+Lines (names may be shortened to any unambiguous prefix; 'me' is you). A cat is five letters,
+one per feature in the order ears, eyes, fur, clothes, hands: ``b``/``h`` (bare ears, hat),
+``b``/``g`` (bare eyes, glasses), ``g``/``o`` (grey, orange), ``s``/``c`` (sweater, coat),
+``n``/``e`` (newspaper, empty-handed); so ``hgocn`` is a hat, glasses, orange, coat and
+newspaper cat. Its five face names work too.
+
+* ``round WHO``: a new round, WHO flips first.
+* ``side WHO [FACE]``: WHO hid a clue token (FACE: the face you put up, for your own).
+* ``flip WHO CAT kept|gone``: WHO flipped CAT and kept it, or discarded it.
+* ``hound WHO FACE``: WHO flipped a hound; a bag token was tossed and landed FACE up.
+* ``arrest WHO CAT``: WHO put a badge on a face-up cat.
+
+Under the grid (clue-token faces x who has them up): the chief's likeliest cats and the
+face-up cat most likely to be the chief, with that probability (exact).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from deduce.assist import match_name, read_names
+from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from deduce.errors import DeduceError, NotSupported
+from deduce.games.base import Game, Observation
+from deduce.games.checkpoint_charlie import (
+    DOWN,
+    NUM_FEATURES,
+    SIDE_NAMES,
+    Arrested,
+    CatFlipped,
+    CheckpointCharlieGame,
+    CheckpointCharlieObservation,
+    ClueDrawn,
+    HoundFlipped,
+    RoundStarted,
+    Scored,
+    SideChosen,
+    Verified,
+    cat_sides,
+    chief_from_down,
+)
+from deduce.games.checkpoint_charlie_log import CAT_NAMES, face_name, parse
+
+__all__ = ["CheckpointCharlieAdapter", "ADAPTER", "cat_code", "chief_odds"]
+
+_KEPT = {"kept", "keep", "k", "yes", "y"}
+_GONE = {"gone", "discard", "discarded", "d", "no", "n", "x"}
+#: the letter of each side of each feature in a cat code.
+_LETTERS: tuple[tuple[str, str], ...] = (("b", "h"), ("b", "g"), ("g", "o"), ("s", "c"), ("n", "e"))
+_FACE_NAMES = [SIDE_NAMES[f][s] for f in range(NUM_FEATURES) for s in range(2)]
+
+
+def cat_code(cat: int) -> str:
+    """A cat's five-letter code ("hgocn")."""
+    return "".join(_LETTERS[f][s] for f, s in enumerate(cat_sides(cat)))
+
+
+def _cat_text(cat: int) -> str:
+    return f"{cat_code(cat)} ({CAT_NAMES[cat]})"
+
+
+def chief_odds(solver: Any, kb: Any) -> dict[int, float]:
+    """P(chief = cat) for every possible cat, from the exact counts of the faces left down."""
+    counts = solver.solution_counts(kb, DOWN)
+    total = sum(counts.values())
+    odds: dict[int, float] = {}
+    for faces, count in counts.items():
+        chief = chief_from_down(faces)
+        odds[chief] = odds.get(chief, 0.0) + count / total
+    return odds
+
+
+def _read_cat(tokens: list[str]) -> int:
+    """A cat from its code ("hgocn") or its five face names (prefixes will do)."""
+    if len(tokens) == 1 and len(tokens[0]) == NUM_FEATURES:
+        code = tokens[0].lower()
+        sides = []
+        for f, letter in enumerate(code):
+            if letter not in _LETTERS[f]:
+                raise DeduceError(
+                    f"cat code {tokens[0]!r}: letter {f + 1} is {_LETTERS[f][0]!r} or {_LETTERS[f][1]!r}, not {letter!r}"
+                )
+            sides.append(_LETTERS[f].index(letter))
+        return sum(s << f for f, s in enumerate(sides))
+    faces = read_names(tokens, _FACE_NAMES, "face")
+    features = sorted(_FACE_NAMES.index(n) // 2 for n in faces)
+    if features != list(range(NUM_FEATURES)):
+        raise DeduceError("a cat is five letters like 'hgocn', or one face of each feature")
+    return sum((_FACE_NAMES.index(n) % 2) << (_FACE_NAMES.index(n) // 2) for n in faces)
+
+
+class CheckpointCharlieAdapter(GameAdapter):
+    """Checkpoint Charlie at a real table: hidden clue tokens, flipped cats, hounds and arrests."""
+
+    game: ClassVar[str] = "checkpoint-charlie"
+    help: ClassVar[str] = """\
+events (names may be shortened to any unambiguous prefix; 'me' is you; a cat is five letters,
+ears b/h, eyes b/g, fur g/o, clothes s/c, hands n/e, e.g. 'hgocn'):
+  round WHO                 a new round; WHO flips first
+  side WHO [FACE]           WHO hid a clue token (FACE: the face you put up, for yours)
+  flip WHO CAT kept|gone    WHO flipped CAT and kept it, or discarded it
+  hound WHO FACE            WHO flipped a hound; the tossed bag token landed FACE up
+  arrest WHO CAT            WHO arrested a face-up cat"""
+    rules: ClassVar[str] = "one token face up per investigator and the tokens in the bag"
+    words: ClassVar[tuple[str, ...]] = ("round", "side", "flip", "hound", "arrest", "kept", "gone")
+    seats: ClassVar[tuple[int, int]] = (3, 5)
+    places: ClassVar[Mapping[str, str]] = {"bag": "the bag", "revealed": "the tossed tokens", "down": "face down"}
+
+    def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
+        return parse(log)
+
+    def steps(self, me: str | None) -> tuple[str, ...]:
+        return ("starter",)
+
+    def prompt(self, step: str, players: list[str], me: str | None) -> str:
+        return f"who flips first in round 1 [{players[0]}]?"
+
+    def answer(self, step: str, line: str, players: list[str], me: str | None) -> Any:
+        return players[0] if not line.strip() else match_name(line, players, "player")
+
+    def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
+        log: dict[str, Any] = {"game": self.game, "players": players}
+        if me is not None:
+            log["me"] = me
+        log["events"] = [{"type": "round", "starter": answers["starter"]}]
+        return log
+
+    # -- lines -------------------------------------------------------------------------------
+    def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:
+        obs = session.obs
+        assert isinstance(obs, CheckpointCharlieObservation)
+        if word not in ("round", "side", "flip", "hound", "arrest"):
+            return None
+        who, i = session.player(rest, 0)
+        tail = rest[i:]
+        if word == "round":
+            if tail:
+                raise DeduceError("usage: round WHO")
+            return [{"type": "round", "starter": who}]
+        if word == "side":
+            event: dict[str, Any] = {"type": "side", "player": who}
+            if tail:
+                event["face"] = match_name(tail, _FACE_NAMES, "face")
+            return [event]
+        if word == "hound":
+            if not tail:
+                raise DeduceError("usage: hound WHO FACE")
+            return [{"type": "hound", "player": who, "face": match_name(tail, _FACE_NAMES, "face")}]
+        if word == "flip":
+            if len(tail) < 2 or tail[-1].lower() not in _KEPT | _GONE:
+                raise DeduceError("usage: flip WHO CAT kept|gone")
+            cat = _read_cat(tail[:-1])
+            return [{"type": "flip", "player": who, "cat": CAT_NAMES[cat], "kept": tail[-1].lower() in _KEPT}]
+        if not tail:
+            raise DeduceError("usage: arrest WHO CAT")
+        cat = _read_cat(tail)
+        rows = [p for p, kept in enumerate(obs.kept) if cat in kept]
+        if not rows:
+            raise DeduceError(f"cat {_cat_text(cat)} is not face up in any row")
+        return [{"type": "arrest", "player": who, "cat": CAT_NAMES[cat], "row": session.names[rows[0]]}]
+
+    def event_text(self, game: Game, obs: Observation, index: int) -> str:
+        assert isinstance(game, CheckpointCharlieGame)
+        names = game.config.names
+        e = obs.events[index]
+        if isinstance(e, RoundStarted):
+            return f"round {e.round}: {names[e.starter]} flips first"
+        if isinstance(e, ClueDrawn):
+            return f"{names[e.player]} drew a clue token" + (f" ({SIDE_NAMES[e.feature][0]}/{SIDE_NAMES[e.feature][1]})" if e.feature is not None else "")
+        if isinstance(e, SideChosen):
+            up = f" with {face_name(e.feature, e.side)} up" if e.feature is not None and e.side is not None else ""
+            return f"{names[e.player]} hid a clue token{up}"
+        if isinstance(e, CatFlipped):
+            cat = "a cat nobody remembers" if e.cat is None else _cat_text(e.cat)
+            return f"{names[e.player]} flipped {cat}: {'kept' if e.kept else 'discarded'}"
+        if isinstance(e, HoundFlipped):
+            return f"{names[e.player]} flipped a hound: a bag token shows {face_name(e.feature, e.side)}"
+        if isinstance(e, Arrested):
+            return f"{names[e.player]} arrested {_cat_text(e.cat)} from {names[e.row]}'s row"
+        if isinstance(e, Verified):
+            return f"round {e.round} verified: the chief was {_cat_text(e.chief)}"
+        if isinstance(e, Scored):
+            value = f" worth {e.value}" if e.value is not None else ""
+            return f"{names[e.player]} drew a {e.colour} token{value}"
+        return type(e).__name__
+
+    # -- advice ------------------------------------------------------------------------------
+    def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:
+        obs = session.obs
+        assert isinstance(obs, CheckpointCharlieObservation)
+        try:
+            odds = chief_odds(session.solver, session.kb)
+        except NotSupported:
+            return ["chief: cannot be counted with this solver"]
+        ranked = sorted(odds.items(), key=lambda kv: (-kv[1], kv[0]))
+        lines = [f"chief: {len(odds)} possible cat{'s' * (len(odds) != 1)}; most likely:"]
+        lines += [f"  {100 * p:6.2f}%  {_cat_text(c)}" for c, p in ranked[:5]]
+        arrested = {c for c in obs.arrests if c is not None}
+        face_up = [(p, c) for p, kept in enumerate(obs.kept) for c in kept if c not in arrested]
+        if obs.player is None:
+            return lines
+        if obs.arrests[obs.player] is not None:
+            lines.append(f"arrest: you arrested {_cat_text(obs.arrests[obs.player])} this round")
+        elif not face_up:
+            lines.append("arrest: no cat is face up yet")
+        else:
+            row, cat = max(face_up, key=lambda rc: (odds.get(rc[1], 0.0), -rc[1]))
+            p = odds.get(cat, 0.0)
+            if p == 0.0:
+                lines.append("arrest: wait - no face-up cat can be the chief")
+            else:
+                safe = "SAFE - certainly the chief" if p == 1.0 else f"the chief with probability {100 * p:.1f}% (exact)"
+                lines.append(f"arrest: {_cat_text(cat)} in {session.names[row]}'s row - {safe}")
+        return lines
+
+
+ADAPTER = CheckpointCharlieAdapter()
