@@ -7,7 +7,8 @@ win rate per seat with its Wilson 95% interval and the mean number of turns of t
 won. ``--pair A/B`` (default ``infogain-planner-board/infogain-nearest-board``: the same
 ``infogain`` agent inside, movement-aware against board-blind, the clean movement ablation),
 ``--games N`` (default 120, rounded up to whole rotations), ``--players``, ``--workers``,
-``--edition intrigue`` for the intrigue edition.
+``--edition intrigue`` for the intrigue edition, ``--param-a KEY=VALUE`` (repeatable) for agent
+A's parameters (e.g. ``discount=0.25``, ``drag=true``; A and B may then be the same agent).
 """
 
 from __future__ import annotations
@@ -33,10 +34,17 @@ def _register() -> None:
         agents.register(name, cls, game="clue")
 
 
-def _agent(name: str) -> agents.Agent:
+def _agent(name: str, params: dict[str, Any] | None = None) -> agents.Agent:
     """A board agent straight from its class (no registry scan), any other by registry name."""
     cls = BOARD_AGENTS.get(name)
-    return cls() if cls is not None else agents.get(name, game="clue")
+    return cls(**(params or {})) if cls is not None else agents.get(name, game="clue", **(params or {}))
+
+
+_SECOND = "#B"  # marks agent B's seats when A and B are the same agent with other parameters
+
+
+def _spec(label: str, params: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    return label.removesuffix(_SECOND), params.get(label, {})
 
 
 def lineups(a: str, b: str, players: int) -> list[tuple[str, ...]]:
@@ -48,25 +56,39 @@ def lineups(a: str, b: str, players: int) -> list[tuple[str, ...]]:
     return out
 
 
-def play_one(job: tuple[tuple[str, ...], int] | tuple[tuple[str, ...], int, str]) -> dict[str, Any]:
-    """One game (lineup, seed, optional edition): the seated agent names, winners and turns."""
+def play_one(job: tuple[Any, ...]) -> dict[str, Any]:
+    """One game: (lineup of agent names, seed[, edition[, parameters per name]]); returns the
+    seated names, winners and turns."""
     seated, seed = job[0], job[1]
-    edition = job[2] if len(job) > 2 else "classic"  # type: ignore[misc]
+    edition = job[2] if len(job) > 2 else "classic"
+    params: dict[str, dict[str, Any]] = job[3] if len(job) > 3 else {}
     _register()
     game = ClueGame(num_players=len(seated), board_mode="board", edition=edition, max_turns=MAX_TURNS)
-    record = play_game(game, [_agent(name) for name in seated], seed)
+    record = play_game(game, [_agent(*_spec(name, params)) for name in seated], seed)
     return {"seated": seated, "winners": record.winners, "turns": record.turns,
             "failure": None if record.failure is None else record.failure.message}
 
 
 def run(
-    a: str, b: str, games: int, players: int = 3, workers: int = 1, seed: int = 0, edition: str = "classic"
+    a: str,
+    b: str,
+    games: int,
+    players: int = 3,
+    workers: int = 1,
+    seed: int = 0,
+    edition: str = "classic",
+    params_a: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Play ``games`` games rounded up to whole rotations, every lineup on each deal; per agent:
-    seats, wins, Wilson interval, mean winning turns."""
+    """Play ``games`` games rounded up to whole rotations, every lineup on each deal; per agent
+    (B's key gets a ``#B`` suffix if it is A's agent): seats, wins, Wilson interval, mean
+    winning turns."""
+    if a == b:
+        if not params_a:
+            raise ValueError("A and B are the same agent: give A other parameters (--param-a)")
+        b = b + _SECOND
     ups = lineups(a, b, players)
     deals = seeds_for(seed, -(-games // len(ups)))
-    jobs = [(up, s, edition) for s in deals for up in ups]
+    jobs = [(up, s, edition, {a: dict(params_a or {})}) for s in deals for up in ups]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             results = list(pool.map(play_one, jobs))
@@ -91,9 +113,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--edition", default="classic", choices=("classic", "intrigue"))
+    parser.add_argument("--param-a", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
     a, b = args.pair.split("/")
-    report = run(a, b, args.games, args.players, args.workers, args.seed, args.edition)
+    params = {k: _value(v) for k, _, v in (item.partition("=") for item in args.param_a)}
+    report = run(a, b, args.games, args.players, args.workers, args.seed, args.edition, params)
+    if a == b:
+        b = b + _SECOND
+    if params:
+        print(f"{a} with {params}")
     print(f"{report['games']} games ({args.edition} edition), {args.players} players, "
           f"failures: {len(report['failures'])}")
     for name in (a, b):
@@ -102,6 +130,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name:20s} seats {r['seats']:4d}  win/seat {r['rate']:.3f}  95% CI [{lo:.3f}, {hi:.3f}]"
               f"  turns when won {r['mean_turns_when_won']:.1f}")
     return 0
+
+
+def _value(raw: str) -> Any:
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    try:
+        return float(raw) if "." in raw else int(raw)
+    except ValueError:
+        return raw
 
 
 if __name__ == "__main__":
