@@ -15,8 +15,11 @@ the model of RULES.md §1′C (build, sex, hair, top + 1-2 objects), or given in
 
 Information: hands and the deck order are hidden; everything laid, discarded, covered or
 reshuffled is public; a draw is public in size, private in content. The knowledge base of one
-player (see :meth:`AlibiAdlungGame.knowledge`) is static, over the *current* location of every
-card: each hand, the deck, the discard pile and the table.
+player (see :meth:`AlibiAdlungGame.knowledge`) is static by default, over the *current*
+location of every card: each hand, the deck, the discard pile and the table (a sound
+relaxation after voids). ``knowledge(obs, exact_time=True)`` is the time-indexed one
+(:mod:`deduce.games.alibi_adlung_history`), whose uniform measure is the exact posterior;
+``solvers.alibi_adlung`` counts it exactly.
 """
 
 from __future__ import annotations
