@@ -42,7 +42,7 @@ import agents
 import deduce
 import solvers
 from benchmarks._timing import TimingRow, timing_row
-from deduce.errors import NotSupported
+from deduce.errors import NotSupported, TooLarge
 from deduce.games.alibi_adlung import AlibiAdlungGame
 from deduce.play import play_game
 from deduce.tournament.stats import wilson
@@ -229,6 +229,35 @@ def bias(players: int, games: int, seed: int) -> list[BiasRow]:
     return rows
 
 
+def chain_check(players: int, steps: int, seed: int, limit: int = 200_000) -> tuple[int, float, float, str]:
+    """After ``steps`` random moves: (epochs, counter ms, chain ms, "equal" / "DIFFERENT" / the
+    error chain raised) for seat 0's time-indexed knowledge on the full deck."""
+    from deduce.games.alibi_adlung_history import timeline
+    from solvers.alibi_adlung import AdlungCounter
+
+    game = deduce.make("alibi-adlung", num_players=players)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    obs = state.observation(0)
+    t = time.perf_counter()
+    ours = AdlungCounter().tallies(timeline(game, obs))
+    ours_ms = 1000 * (time.perf_counter() - t)
+    kb = game.knowledge(obs, exact_time=True)
+    chain = solvers.get("chain")
+    chain.limit = limit
+    t = time.perf_counter()
+    try:
+        verdict = "equal" if chain.tallies(kb) == ours else "DIFFERENT"
+    except (TooLarge, NotSupported) as e:
+        verdict = type(e).__name__
+    return kb.epochs, ours_ms, 1000 * (time.perf_counter() - t), verdict
+
+
 def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step of
     ``games`` random games, and the counting agent's decisions when it plays every seat."""
@@ -291,9 +320,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bias-games", type=int, default=5, help="games of the relaxed-vs-exact comparison")
     parser.add_argument("--h2h-games", type=int, default=None, help="head-to-head games (default: --games)")
     parser.add_argument("--skip", default="", help="comma-separated sections to skip: timing,bias,scores,h2h")
+    parser.add_argument("--chain-steps", default="", help="e.g. 10,40,120: also count with chain after so many "
+                        "random moves (full deck; slow: minutes at 120)")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.players.split(",") if x]
     skip = {x for x in args.skip.split(",") if x}
+    if args.chain_steps:
+        print("Exact counter vs chain on the time-indexed knowledge base (seat 0, full deck)")
+        print("| players | random moves | epochs | counter ms | chain ms | chain says |")
+        print("|---|---|---|---|---|---|")
+        for n in counts:
+            for k in (int(x) for x in args.chain_steps.split(",") if x):
+                epochs, ours, theirs, verdict = chain_check(n, k, args.seed)
+                print(f"| {n} | {k} | {epochs} | {ours:.1f} | {theirs:.0f} | {verdict} |", flush=True)
     if "timing" not in skip:
         _print_timings(counts, args.timing_games, args.seed)
     if "bias" not in skip:
