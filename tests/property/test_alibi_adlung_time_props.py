@@ -86,3 +86,23 @@ def test_counter_on_the_full_deck_keeps_the_real_world_possible(n, seed, steps):
     assert np.isclose(m[:, n].sum(), obs.deck_size)
     # every hand distribution sums to the number of worlds
     assert all(sum(d.values()) == post.total for d in post.hands)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 300))
+def test_without_voids_the_static_knowledge_with_reshuffle_facts_is_exact(n, seed, steps):
+    """Only voids (and the redraw rule, switched off here) separate the static knowledge base
+    with its reshuffle facts from the exact posterior: with neither, their marginals agree."""
+    game = AlibiAdlungGame(num_players=n, redraw_all_special_hand=False)
+    state = game.new_initial_state(seed)
+    random_play(state, np.random.default_rng(seed), steps)
+    p = state.current_player if not state.is_terminal() else 0
+    obs = state.observation(p)
+    voids = [e for e in obs.events if getattr(e, "void", ()) and getattr(e, "player", p) != p]
+    exact = COUNTER.marginals(timeline(game, obs))
+    static = solvers.get("exact").marginals(game.knowledge(obs))
+    if not voids:
+        assert np.allclose(exact, static)
+    without_facts = solvers.get("exact").marginals(game.knowledge(obs, cohorts=False))
+    if not voids and not any(e.kind == "reshuffled" for e in obs.events):
+        assert np.allclose(exact, without_facts)
