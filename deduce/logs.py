@@ -7,6 +7,7 @@ fails fast with a :class:`~deduce.errors.LogError` naming the offending event.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import json
@@ -100,6 +101,8 @@ def load_log(source: LogSource, check: Any = "cpsat") -> KnowledgeBase:
     if isinstance(check, str):
         solvers = importlib.import_module("solvers")  # resolved by name: the core imports no solver
         check = solvers.get(check)
+    if not hasattr(game, "event_constraints"):  # a time-indexed game: check growing prefixes
+        return _checked_prefixes(game, obs, raw_events, check)
     kb = game.knowledge(_without_events(obs), check=False)
     start = len(obs.events) - len(_covered(game, obs))
     for i, event in enumerate(obs.events[start:], start):
@@ -118,17 +121,53 @@ def view_knowledge(game: Game, obs: Observation) -> KnowledgeBase:
     """The knowledge base of a log's view with every constraint's source the log event it came
     from (``"event i"``, numbered as in the log), so a contradiction can name its events.
     Nothing is checked: a contradictory log still gives its (unsatisfiable) knowledge base."""
-    kb = game.knowledge(_without_events(obs), check=False)
     start = len(obs.events) - len(_covered(game, obs))
+    if not hasattr(game, "event_constraints"):  # a time-indexed game builds its epochs itself
+        return _renumbered(game.knowledge(obs, check=False), start)
+    kb = game.knowledge(_without_events(obs), check=False)
     for i, event in enumerate(obs.events[start:], start):
         kb.extend(game.event_constraints(kb, event), source=f"event {i}", check=False)
     return kb
 
 
+def _checked_prefixes(game: Game, obs: Observation, raw_events: list, check: Any) -> KnowledgeBase:
+    """``load_log`` for games that build their knowledge base whole (cards moving between
+    epochs): the first event whose prefix of the log has no consistent world is the culprit."""
+    kb = view_knowledge(game, obs)
+    if not check or check.consistent(kb):
+        return kb
+    start = len(obs.events) - len(_covered(game, obs))
+    for i in range(start, len(obs.events)):
+        prefix = view_knowledge(game, dataclasses.replace(obs, events=obs.events[: i + 1]))
+        if check.consistent(prefix):
+            continue
+        core = getattr(check, "core", None)
+        earlier = sorted({s for j in (core(prefix) if core else ()) if (s := prefix.sources[j]) and
+                          s.startswith("event ") and s != f"event {i}"}, key=_event_number)
+        against = ", ".join(earlier) if earlier else "the events before it"
+        raise LogError(f"event {i} ({_event_text(raw_events, i)}) contradicts {against}", i, obs.events[i])
+    return kb
+
+
 def _covered(game: Game, obs: Observation) -> tuple:
-    """The events a game's knowledge base covers: all, or the latest round's (``round_events``)."""
-    round_events = getattr(game, "round_events", None)
-    return tuple(round_events(obs.events)) if round_events is not None else tuple(obs.events)
+    """The events a game's knowledge base covers: all, or the latest round's or game's."""
+    for name in ("round_events", "current_game_events"):
+        latest = getattr(game, name, None)
+        if latest is not None:
+            return tuple(latest(obs.events))
+    return tuple(obs.events)
+
+
+def _renumbered(kb: KnowledgeBase, start: int) -> KnowledgeBase:
+    """``kb`` with its sources "event i" (counted from ``start``) numbered from the log's start."""
+    if not start:
+        return kb
+    out = KnowledgeBase(kb.deck, kb.locations, epochs=kb.epochs)
+    for c, source in zip(kb.constraints, kb.sources, strict=True):
+        if source and source.startswith("event "):
+            source = f"event {_event_number(source) + start}"
+        out.extend([c], source=source, check=False)
+    return out
 
 
 def export_log(game: Game, observation: Observation) -> dict[str, Any]:
@@ -202,6 +241,4 @@ def _event_text(raw_events: list, i: int) -> str:
 
 
 def _without_events(obs: Observation) -> Observation:
-    import dataclasses
-
     return dataclasses.replace(obs, events=())
