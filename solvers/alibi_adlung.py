@@ -188,66 +188,68 @@ class AdlungCounter:
             if any(s[0] == "notall" for s in steps):
                 variants.append((-1, _slot_states(steps, sets, tl.types, forced=True)))
             seat_states.append(variants)
-        blocks, block_of_class = self._blocks(tl, sets, seat_states)
+        blocks, _ = self._blocks(tl, sets, seat_states)
         sizes = [sum(len(tl.class_cards[k]) for k in members) for _, _, members in blocks]
-        old = [cohort != tl.current_cohort for cohort, _, _ in blocks]
+        old = [b for b, (cohort, _, _) in enumerate(blocks) if cohort != tl.current_cohort]
         g = [self._hand_weights(variants, blocks, sets) for variants in seat_states]
         B = len(blocks)
-        zero = (0,) * B
+        # seats with the fewest hands first keeps the pooled states few for longest
+        order = sorted(range(len(g)), key=lambda i: len(g[i]))
+        sparse = [[(h, [(b, k) for b, k in enumerate(h) if k], gw) for h, gw in g[i].items()] for i in order]
+        top = max(sizes, default=0)
+        falling = [[1] * (top + 2) for _ in range(top + 1)]  # falling[left][k] = left (left-1) ... (left-k+1)
+        for left in range(top + 1):
+            for k in range(1, top + 2):
+                falling[left][k] = falling[left][k - 1] * (left - k + 1) if k <= left else 0
 
-        def take(S: tuple[int, ...], h: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None:
-            w = 1
-            out = list(S)
-            for b, k in enumerate(h):
-                if k:
-                    left = sizes[b] - S[b]
-                    if k > left:
-                        return None
-                    for i in range(k):
-                        w *= left - i
-                    out[b] += k
-            return tuple(out), w
-
-        # forward: alpha[i][S] = weight of seats 0..i-1 taking S from the pool
-        alpha: list[dict[tuple[int, ...], int]] = [{zero: 1}]
-        for gi in g:
+        # forward: alpha[i][S] = weight of the first i seats (in ``order``) taking S from the pool;
+        # trans[i]: (S, hand index, S', local weight) for seat i
+        alpha: list[dict[tuple[int, ...], int]] = [{(0,) * B: 1}]
+        trans: list[list[tuple[tuple[int, ...], int, tuple[int, ...], int]]] = []
+        for hands_i in sparse:
             nxt: dict[tuple[int, ...], int] = defaultdict(int)
+            moves = []
             for S, a in alpha[-1].items():
-                for h, gw in gi.items():
-                    r = take(S, h)
-                    if r is not None:
-                        nxt[r[0]] += a * gw * r[1]
+                for j, (_, parts, gw) in enumerate(hands_i):
+                    w = gw
+                    out = list(S)
+                    for b, k in parts:
+                        w *= falling[sizes[b] - S[b]][k]
+                        out[b] += k
+                    if w:
+                        S2 = tuple(out)
+                        nxt[S2] += a * w
+                        moves.append((S, j, S2, w))
             if len(nxt) > self.limit:
                 raise TooLarge(f"{self.name}: more than {self.limit} pool states")
-            alpha.append({S: v for S, v in nxt.items() if v})
-
-        def final_ok(S: tuple[int, ...]) -> bool:
-            return all(S[b] == sizes[b] for b in range(B) if old[b])
-
-        # backward: beta[i][S] = weight of seats i.. given S taken before them
-        beta: list[dict[tuple[int, ...], int]] = [dict() for _ in range(len(g) + 1)]
-        beta[len(g)] = {S: 1 for S in alpha[len(g)] if final_ok(S)}
-        for i in range(len(g) - 1, -1, -1):
+            alpha.append(dict(nxt))
+            trans.append(moves)
+        # backward: beta[i][S] = weight of the seats from i on, given S taken before them
+        m = len(sparse)
+        beta: list[dict[tuple[int, ...], int]] = [dict() for _ in range(m + 1)]
+        beta[m] = {S: 1 for S in alpha[m] if all(S[b] == sizes[b] for b in old)}
+        for i in range(m - 1, -1, -1):
             bi: dict[tuple[int, ...], int] = defaultdict(int)
-            for S in alpha[i]:
-                for h, gw in g[i].items():
-                    r = take(S, h)
-                    if r is not None and r[0] in beta[i + 1]:
-                        bi[S] += gw * r[1] * beta[i + 1][r[0]]
+            nb = beta[i + 1]
+            for S, _, S2, w in trans[i]:
+                v = nb.get(S2)
+                if v:
+                    bi[S] += w * v
             beta[i] = dict(bi)
-        total = sum(a for S, a in alpha[-1].items() if final_ok(S))
-        hands: list[dict[tuple[int, ...], int]] = []
-        per_seat: list[list[int]] = []
-        for i, gi in enumerate(g):
-            dist: dict[tuple[int, ...], int] = defaultdict(int)
-            for S, a in alpha[i].items():
-                for h, gw in gi.items():
-                    r = take(S, h)
-                    if r is not None and r[0] in beta[i + 1]:
-                        dist[h] += a * gw * r[1] * beta[i + 1][r[0]]
-            hands.append({h: v for h, v in dist.items() if v})
-            per_seat.append([sum(v * h[b] for h, v in hands[-1].items()) for b in range(B)])
-        in_deck = [sum(a * (sizes[b] - S[b]) for S, a in alpha[-1].items() if final_ok(S)) for b in range(B)]
+        total = sum(a * beta[m].get(S, 0) for S, a in alpha[m].items())
+        hands: list[dict[tuple[int, ...], int]] = [dict() for _ in range(m)]
+        per_seat: list[list[int]] = [[] for _ in range(m)]
+        for i in range(m):
+            dist: dict[int, int] = defaultdict(int)
+            nb, ai = beta[i + 1], alpha[i]
+            for S, j, S2, w in trans[i]:
+                v = nb.get(S2)
+                if v:
+                    dist[j] += ai[S] * w * v
+            seat = order[i]
+            hands[seat] = {sparse[i][j][0]: v for j, v in dist.items() if v}
+            per_seat[seat] = [sum(v * h[b] for h, v in hands[seat].items()) for b in range(B)]
+        in_deck = [sum(a * (sizes[b] - S[b]) for S, a in alpha[m].items() if S in beta[m]) for b in range(B)]
         return self._answer(tl, blocks, sizes, total, per_seat, in_deck, hands)
 
     # -- pieces -------------------------------------------------------------------------------
@@ -256,11 +258,16 @@ class AdlungCounter:
                 ) -> tuple[list[tuple[int, frozenset[str], tuple[int, ...]]], dict[int, int]]:
         """Group the hidden classes into blocks: same cohort, and inside or outside every
         forbidden set some open slot carries (so the hands' weights cannot tell them apart)."""
-        labels = sorted({f for variants in seat_states for _, states in variants for st in states for _, f in st})
+        labels: dict[int, set[int]] = defaultdict(set)  # cohort -> forbidden sets on its slots
+        for variants in seat_states:
+            for _, states in variants:
+                for st in states:
+                    for cohort, f in st:
+                        labels[cohort].add(f)
         by_key: dict[tuple[int, tuple[bool, ...]], list[int]] = defaultdict(list)
         for k, (cohort, t) in enumerate(tl.classes):
             if tl.class_cards[k]:
-                by_key[(cohort, tuple(t in sets.sets[f] for f in labels))].append(k)
+                by_key[(cohort, tuple(t in sets.sets[f] for f in sorted(labels[cohort])))].append(k)
         blocks = []
         block_of: dict[int, int] = {}
         for (cohort, _), members in sorted(by_key.items()):
