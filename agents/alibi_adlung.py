@@ -37,7 +37,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from deduce.errors import NotSupported
+from deduce.errors import NotSupported, TooLarge
 from deduce.games.alibi_adlung import (
     AlibiAdlungGame,
     AlibiAdlungObservation,
@@ -100,8 +100,10 @@ class CountingAgent(Agent):
         #: the static knowledge base knows which hidden cards cannot be in a reshuffled deck.
         self.cohorts = bool(cohorts)
         self._solver: Any = None
+        self._counter: Any = None
         self._cache: tuple[int, np.ndarray, np.ndarray] | None = None
-        #: how often the solver refused and the agent fell back to card counting alone.
+        #: how often a model refused: the exact posterior (then the static model is used) or the
+        #: static solver (then card counting alone).
         self.fallbacks = 0
 
     # -- beliefs ------------------------------------------------------------------------------
@@ -138,9 +140,12 @@ class CountingAgent(Agent):
             from deduce.games.alibi_adlung_history import timeline
             from solvers.alibi_adlung import AdlungCounter
 
-            if self._solver is None:
-                self._solver = AdlungCounter()
-            return np.asarray(self._solver.marginals(timeline(game, obs)), dtype=float)
+            if self._counter is None:
+                self._counter = AdlungCounter()
+            try:
+                return np.asarray(self._counter.marginals(timeline(game, obs)), dtype=float)
+            except TooLarge:  # too many pooled states: the static relaxation instead
+                self.fallbacks += 1
         if self._solver is None:
             import solvers
 

@@ -257,8 +257,7 @@ def timeline(game: AlibiAdlungGame, observation: Observation) -> Timeline:
     seats = tuple(q for q in range(n) if q != me)
     per: dict[int, list[tuple[object, ...]]] = {q: [("draw", h.sizes0[q], 0)] for q in seats}
     for q in _redraw_checked(game, h, me):
-        per[q].append(("notall", frozenset(s.value for s in {game.special_of[c] for c in _special_cards(game)}
-                                           if s is not None)))
+        per[q].append(("notall", frozenset(_type_key(game, c) for c in _special_cards(game))))
     voids_at: dict[int, list[tuple[int, frozenset[str]]]] = {}
     for e, p, feats in h.voids:
         if p != me:

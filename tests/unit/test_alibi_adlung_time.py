@@ -143,3 +143,15 @@ def test_reshuffle_facts_tell_the_static_knowledge_base_which_cards_are_in_hands
     assert g.knowledge(obs).consistent_with(s.world())
     timed = AdlungCounter().marginals(timeline(g, obs))
     assert np.allclose(timed[old, 0], 1.0)
+
+
+def test_counting_agent_falls_back_to_the_static_model_when_the_count_is_too_large():
+    g, s = _voided()
+    a = agents.get("counting", game="alibi-adlung")
+    a.reset(g, 1, 0)
+    a._counter = AdlungCounter(limit=0)  # every count refuses
+    obs = s.observation(1)
+    _, deck_p = a.beliefs(obs)
+    assert a.fallbacks == 1
+    static = solvers.get("exact").marginals(g.knowledge(obs))
+    assert np.allclose(deck_p, static[:, 2])
