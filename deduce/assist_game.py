@@ -32,7 +32,7 @@ from deduce.games.base import Game, Observation
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import view_knowledge
 
-__all__ = ["GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
+__all__ = ["GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP", "explainable"]
 
 SHARED_HELP = """\
 commands:
@@ -504,7 +504,7 @@ class GameAssistant:
                 tally = self.solver.tallies(self.kb)
                 p = np.asarray(tally.marginals(), dtype=float)
                 self._marginals = Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
-            except NotSupported:  # too large to count: spread over the places still possible
+            except (NotSupported, NotImplementedError):  # cannot count: spread over the places still possible
                 possible = np.asarray(self.solver.possible(self.kb), dtype=float)
                 rows = possible.sum(axis=1, keepdims=True)
                 p = np.divide(possible, rows, out=np.zeros_like(possible), where=rows > 0)
@@ -528,6 +528,7 @@ class GameAssistant:
         assert self.game is not None and self.kb is not None
         if not tokens:
             raise DeduceError("usage: why CARD")
+        explainable(self.kb, self.adapter.game)
         name = self.cards(tokens, 1)
         if len(name) != 1 or len(self.cards(tokens)) != 1:
             raise DeduceError("usage: why CARD (one card)")
@@ -545,6 +546,14 @@ class GameAssistant:
             lines.append(f"({m.label})")
         lines += self.adapter.answer_lines(self, m)
         return "\n".join(lines)
+
+
+def explainable(kb: KnowledgeBase, game: str) -> None:
+    """Refuse 'why' where its answer would be wrong: explanations cover one deal, not cards
+    that move between epochs (they would describe the deal, not where the cards are now)."""
+    if kb.epochs > 1:
+        raise DeduceError(f"'why' is not available for {game}: its cards move between epochs, and "
+                          "explanations cover only where cards were dealt")
 
 
 def _strip_index(message: str) -> str:

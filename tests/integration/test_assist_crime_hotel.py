@@ -142,3 +142,13 @@ def test_the_best_space_follows_the_hidden_room():
     assert "hidden room: 13 possible" in text
     # floor 3 holds 9 of the 13 rooms: 2 x 9/13 = 1.38 beats any room (10/13 = 0.77) or digit
     assert "deduce: floor 3 - 1.38 points expected (exact)" in text
+
+
+def test_why_is_refused_where_cards_move(tmp_path, capsys):
+    code, out, path = session(tmp_path, SETUP + ["play me 105", "play bob 108", "play cy 201", "play dee 102",
+                                                 "why 201", "quit"])
+    assert "error: 'why' is not available for crime-hotel: its cards move between epochs" in out
+    from deduce.cli import main
+
+    assert main(["solve", str(path), "--why", "201"]) == 2
+    assert "'why' is not available for crime-hotel" in capsys.readouterr().err
