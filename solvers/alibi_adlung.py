@@ -197,9 +197,11 @@ class AdlungCounter:
         order = sorted(range(len(g)), key=lambda i: len(g[i]))
         sparse = [[(h, [(b, k) for b, k in enumerate(h) if k], gw) for h, gw in g[i].items()] for i in order]
         top = max(sizes, default=0)
-        falling = [[1] * (top + 2) for _ in range(top + 1)]  # falling[left][k] = left (left-1) ... (left-k+1)
+        kmax = max((k for hands_i in sparse for _, parts, _ in hands_i for _, k in parts), default=0)
+        # falling[left][k] = left (left - 1) ... (left - k + 1), zero for k > left
+        falling = [[1] * (kmax + 1) for _ in range(top + 1)]
         for left in range(top + 1):
-            for k in range(1, top + 2):
+            for k in range(1, kmax + 1):
                 falling[left][k] = falling[left][k - 1] * (left - k + 1) if k <= left else 0
 
         # forward: alpha[i][S] = weight of the first i seats (in ``order``) taking S from the pool;

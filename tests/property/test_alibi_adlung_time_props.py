@@ -106,3 +106,18 @@ def test_without_voids_the_static_knowledge_with_reshuffle_facts_is_exact(n, see
     without_facts = solvers.get("exact").marginals(game.knowledge(obs, cohorts=False))
     if not voids and not any(e.kind == "reshuffled" for e in obs.events):
         assert np.allclose(exact, without_facts)
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+def test_counter_answers_at_every_step_of_whole_games(n, seed):
+    """Late positions (small blocks, big hands of one block) included."""
+    game = AlibiAdlungGame(num_players=n)
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    while not state.is_terminal():
+        p = state.current_player
+        m = COUNTER.marginals(timeline(game, state.observation(p)))
+        assert np.allclose(m.sum(axis=1), 1.0)
+        assert (m[np.arange(m.shape[0]), state.world()] > 0).all()
+        random_play(state, rng, 1)
