@@ -123,7 +123,10 @@ def view_knowledge(game: Game, obs: Observation) -> KnowledgeBase:
     Nothing is checked: a contradictory log still gives its (unsatisfiable) knowledge base."""
     start = len(obs.events) - len(_covered(game, obs))
     if not hasattr(game, "event_constraints"):  # a time-indexed game builds its epochs itself
-        return _renumbered(game.knowledge(obs, check=False), start)
+        kb = game.knowledge(obs, check=False)
+        if any(s and s.startswith("event ") for s in kb.sources) or not obs.events:
+            return _renumbered(kb, start)
+        return _attributed(game, obs, kb)
     kb = game.knowledge(_without_events(obs), check=False)
     for i, event in enumerate(obs.events[start:], start):
         kb.extend(game.event_constraints(kb, event), source=f"event {i}", check=False)
@@ -156,6 +159,20 @@ def _covered(game: Game, obs: Observation) -> tuple:
         if latest is not None:
             return tuple(latest(obs.events))
     return tuple(obs.events)
+
+
+def _attributed(game: Game, obs: Observation, kb: KnowledgeBase) -> KnowledgeBase:
+    """``kb`` (built in one batch) with each constraint's source the first log event whose
+    prefix of the log brings it in ("rules" for those that hold before any event)."""
+    first: dict[Any, str] = {}
+    for i in range(len(obs.events) + 1):
+        prefix = game.knowledge(dataclasses.replace(obs, events=obs.events[:i]), check=False)
+        for c in prefix.constraints:
+            first.setdefault(c, "rules" if i == 0 else f"event {i - 1}")
+    out = KnowledgeBase(kb.deck, kb.locations, epochs=kb.epochs)
+    for c in kb.constraints:
+        out.extend([c], source=first.get(c, f"event {len(obs.events) - 1}"), check=False)
+    return out
 
 
 def _renumbered(kb: KnowledgeBase, start: int) -> KnowledgeBase:

@@ -29,8 +29,8 @@ __all__ = ["register", "run", "interact", "save_atomically", "infogain_recommend
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("assist", help="an interactive notebook for a game at a real table (clue, mafia-code, checkpoint-charlie, crime-hotel)")
-    p.add_argument("game", help="the game being played (clue, mafia-code, checkpoint-charlie, crime-hotel)")
+    p = sub.add_parser("assist", help="an interactive notebook for a game at a real table (clue, mafia-code, checkpoint-charlie, crime-hotel, alibi)")
+    p.add_argument("game", help="the game being played (clue, mafia-code, checkpoint-charlie, crime-hotel, alibi)")
     p.add_argument("--log", help="game log to write continuously; resumed if it exists")
     p.add_argument("--players", help="players in seat order, comma-separated (skips the question)")
     p.add_argument("--me", help="which player you are (skips the question)")

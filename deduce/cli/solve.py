@@ -10,6 +10,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
+from deduce.errors import NotSupported
 from deduce.logs import load_log
 
 __all__ = ["register", "notebook_json", "render_notebook", "explain_card"]
@@ -39,7 +40,13 @@ def run(args: argparse.Namespace) -> int:
     if args.why:
         print(explain_card(source, kb, args.why, solver))
         return 0
-    tally = solver.tallies(kb)
+    try:
+        tally = solver.tallies(kb)
+    except (NotSupported, NotImplementedError):
+        raise NotSupported(
+            f"the {solver.name} backend cannot count the deals of this log exactly (its cards move between "
+            "epochs); 'deduce assist' shows which places each card may still be in"
+        ) from None
     if args.json:
         print(json.dumps(notebook_json(kb, tally, fractions=args.fractions)))
         return 0

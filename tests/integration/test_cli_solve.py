@@ -104,3 +104,23 @@ def test_the_other_games_logs_are_solved_too(capsys, tmp_path, name, seat, steps
     }
     code, out, _ = run_cli(capsys, "solve", str(path))
     assert code == 0 and f"{truth.total} consistent deals" in out and where in out
+
+
+def test_an_alibi_log_that_cannot_be_counted_is_refused_in_one_line(capsys, tmp_path):
+    import numpy as np
+
+    from deduce.games.alibi import AlibiGame
+    from deduce.logs import export_log
+
+    game = AlibiGame(num_players=4)
+    state = game.new_initial_state(9)
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        actions = state.legal_actions()
+        state.apply(actions[int(rng.integers(len(actions)))])
+    path = tmp_path / "alibi.json"
+    path.write_text(json.dumps(export_log(game, state.observation(2))))
+    code, out, err = run_cli(capsys, "solve", str(path))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "cannot count the deals of this log exactly (its cards move between epochs)" in err
+    assert len(err.strip().splitlines()) == 1

@@ -1,0 +1,197 @@
+"""The table-side assistant's Alibi (Mayfair) part: the event lines, their wording and the advice.
+
+Lines (names may be shortened to prefixes of their words, "slim slant morn" for Slim Slant /
+Morning; 'me' is you):
+
+* ``ask ASKER TARGET hand|seen|held [NAMES...] N``: a question and its answer N. NAMES are
+  cards, sets ("rage"), sub-icons ("morning") or categories ("weapon"); the question is about
+  all of their cards together. ``held`` (distinct cards ever held) names none.
+* ``pass gave CARDS got CARDS``: the round's pass (your cards out and in; just ``pass`` as a
+  spectator).
+* ``meld WHO SET``, ``accuse WHO``, ``reveal CARDS`` (the four box cards), ``hand WHO CARDS``.
+
+Cards move between epochs (passes, melds), so the exact counters cannot count this game; the
+grid spreads each card over the places it may still be (labelled approximate), while which
+cards may still be in the box is exact. Under the grid: the box's candidates per category and
+whether an accusation is safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from deduce.assist import match_name, read_names
+from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from deduce.errors import DeduceError
+from deduce.games.alibi import (
+    BOX,
+    CATEGORIES,
+    MELDS,
+    Accused,
+    AlibiConfig,
+    AlibiGame,
+    Asked,
+    Family,
+    Melded,
+    Passed,
+    Revealed,
+)
+from deduce.games.alibi_log import parse, set_name
+from deduce.games.base import Dealt, Game, Observation
+
+__all__ = ["AlibiAdapter", "ADAPTER"]
+
+_FAMILIES = {"hand": "hand", "h": "hand", "seen": "seen", "s": "seen", "held": "held"}
+
+
+class AlibiAdapter(GameAdapter):
+    """Mayfair Alibi at a real table: numeric questions, passes, melds and the accusation."""
+
+    game: ClassVar[str] = "alibi"
+    help: ClassVar[str] = """\
+events (names may be shortened to prefixes of their words; 'me' is you):
+  ask ASKER TARGET hand|seen|held [NAMES...] N   a question and its answer N; NAMES are cards,
+                          sets, sub-icons or categories (held: none); one card alone: its words
+                          joined ('slimslantmorning'), as 'slim slant morning' is a set and a time
+  pass gave CARDS got CARDS    the round's pass (your cards out and in; 'pass' as a spectator)
+  meld WHO SET                 WHO laid down a set
+  accuse WHO                   WHO accused (the game ends)
+  reveal CARDS                 the four box cards
+  hand WHO CARDS               a whole hand"""
+    rules: ClassVar[str] = "the hand sizes, the passes and one box card per category"
+    words: ClassVar[tuple[str, ...]] = ("ask", "pass", "gave", "got", "meld", "accuse", "reveal", "hand",
+                                        "seen", "held")
+    seats: ClassVar[tuple[int, int]] = (3, 6)
+    places: ClassVar[Mapping[str, str]] = {BOX: "the box", MELDS: "the melds"}
+
+    def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
+        return parse(log)
+
+    def steps(self, me: str | None) -> tuple[str, ...]:
+        return () if me is None else ("hand",)
+
+    def prompt(self, step: str, players: list[str], me: str | None) -> str:
+        size = AlibiConfig(num_players=len(players)).hand_sizes()[players.index(me or players[0])]
+        return f"your hand ({size} cards, e.g. 'slim slant morn, rage m1'):"
+
+    def answer(self, step: str, line: str, players: list[str], me: str | None) -> Any:
+        game = AlibiGame(num_players=len(players))
+        size = game.config.hand_sizes()[players.index(me or players[0])]
+        cards = _cards(game, [t for part in line.split(",") for t in [part.strip()] if t])
+        if len(set(cards)) != size:
+            raise DeduceError(f"your hand is {size} different cards; got {len(set(cards))}")
+        return cards
+
+    def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
+        log: dict[str, Any] = {"game": self.game, "players": players, "events": []}
+        if me is not None:
+            log["me"] = me
+            log["events"].append({"type": "hand", "player": me, "cards": list(answers["hand"])})
+        return log
+
+    # -- lines -------------------------------------------------------------------------------
+    def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:
+        game = session.game
+        assert isinstance(game, AlibiGame)
+        deck = game.deck
+        if word == "pass":
+            if session.me is None:
+                if rest:
+                    raise DeduceError("a spectator's pass line is just 'pass'")
+                return [{"type": "pass"}]
+            words = [t.lower() for t in rest]
+            if "gave" not in words or "got" not in words or words.index("gave") > words.index("got"):
+                raise DeduceError("usage: pass gave CARDS got CARDS")
+            cut = words.index("got")
+            gave = read_names(rest[words.index("gave") + 1 : cut], [c.name for c in deck], "card")
+            got = read_names(rest[cut + 1 :], [c.name for c in deck], "card")
+            return [{"type": "pass", "gave": gave, "got": got}]
+        if word == "reveal":
+            return [{"type": "reveal", "box": read_names(rest, [c.name for c in deck], "card")}]
+        if word not in ("ask", "meld", "accuse", "hand"):
+            return None
+        who, i = session.player(rest, 0)
+        tail = rest[i:]
+        if word == "accuse":
+            if tail:
+                raise DeduceError("usage: accuse WHO")
+            return [{"type": "accuse", "player": who}]
+        if word == "meld":
+            sets = [set_name(game, s) for s in range(len(game.set_cards))]
+            return [{"type": "meld", "player": who, "set": match_name(tail, sets, "set")}]
+        if word == "hand":
+            return [{"type": "hand", "player": who, "cards": read_names(tail, [c.name for c in deck], "card")}]
+        target, j = session.player(rest, i)
+        tail = rest[j:]
+        if len(tail) < 2 or tail[0].lower() not in _FAMILIES or not tail[-1].isdigit():
+            raise DeduceError("usage: ask ASKER TARGET hand|seen|held [NAMES...] N")
+        family = _FAMILIES[tail[0].lower()]
+        labels = game.canonical_sets()
+        named = read_names(tail[1:-1], [label for label, _ in labels], "name") if tail[1:-1] else []
+        cards = sorted({c for label, ids in labels if label in named for c in ids})
+        return [{"type": "ask", "asker": who, "target": target, "family": family,
+                 "cards": [deck[c].name for c in cards], "answer": int(tail[-1])}]
+
+    def event_text(self, game: Game, obs: Observation, index: int) -> str:
+        assert isinstance(game, AlibiGame)
+        names, deck = game.config.names, game.deck
+        e = obs.events[index]
+        if isinstance(e, Dealt):
+            return f"{names[e.player]}'s hand: {', '.join(deck.names(e.cards))}"
+        if isinstance(e, Asked):
+            if e.family is Family.HELD:
+                return f"{names[e.asker]} asked {names[e.target]} how many cards they have ever held: {e.answer}"
+            verb = "hold now" if e.family is Family.HAND else "have seen"
+            return (f"{names[e.asker]} asked {names[e.target]} how many of {_describe(game, e.cards)} "
+                    f"they {verb}: {e.answer}")
+        if isinstance(e, Passed):
+            mine = ""
+            if obs.player is not None:
+                gave, got = e.cards[obs.player], e.cards[(obs.player - 1) % len(names)]
+                mine = f"; you gave {', '.join(deck.names(gave or ()))} and got {', '.join(deck.names(got or ()))}"
+            return f"everyone passed {', '.join(f'{names[p]} {k}' for p, k in enumerate(e.counts))}{mine}"
+        if isinstance(e, Melded):
+            return f"{names[e.player]} melded {set_name(game, e.set_id)} for {e.points} points"
+        if isinstance(e, Accused):
+            return f"{names[e.player]} accused"
+        if isinstance(e, Revealed):
+            return f"the box: {', '.join(deck.names(e.box))}"
+        return type(e).__name__
+
+    # -- advice ------------------------------------------------------------------------------
+    def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:
+        game, kb = session.game, session.kb
+        assert isinstance(game, AlibiGame) and kb is not None
+        box = marginals.p[:, kb.loc(BOX)]
+        lines = ["box (cards that may still be there, exact):"]
+        sure = []
+        for k, cat in enumerate(CATEGORIES):
+            possible = [c for c in game.categories[k] if box[c] > 0]
+            shown = ", ".join(game.deck[c].name for c in possible[:6]) + (", ..." if len(possible) > 6 else "")
+            lines.append(f"  {cat}: {len(possible)} - {shown}")
+            if len(possible) == 1:
+                sure.append(game.deck[possible[0]].name)
+        if len(sure) == len(CATEGORIES):
+            lines.append(f"accuse: SAFE - the box is {', '.join(sure)}")
+        else:
+            lines.append(f"accuse: not safe yet ({len(sure)} of {len(CATEGORIES)} categories are certain)")
+        return lines
+
+
+def _describe(game: AlibiGame, cards: tuple[int, ...]) -> str:
+    """A question's cards by the largest named sets that make them up ("Rage, Morning")."""
+    left, parts = set(cards), []
+    for label, ids in sorted(game.canonical_sets(), key=lambda li: -len(li[1])):
+        if set(ids) <= left and len(ids) > 0:
+            parts.append(label)
+            left -= set(ids)
+    return ", ".join(parts)
+
+
+def _cards(game: AlibiGame, parts: list[str]) -> list[str]:
+    """Cards from comma-separated names (a prefix of each word will do)."""
+    return [match_name(part, [c.name for c in game.deck], "card") for part in parts]
+
+
+ADAPTER = AlibiAdapter()

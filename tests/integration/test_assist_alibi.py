@@ -1,0 +1,126 @@
+"""``deduce assist alibi`` driven end to end through its own input and output streams."""
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+
+import solvers
+from deduce.assist_game import GameAssistant, adapter_for
+from deduce.cli import build_parser
+from deduce.cli.assist import run
+from deduce.games.alibi import AlibiGame
+from deduce.logs import export_log, load_log
+
+GAME = AlibiGame(num_players=4)
+STATE = GAME.new_initial_state(5)
+HAND = [GAME.deck[c].name for c in sorted(STATE.hands[0])]
+SETUP = ["ann, bob, cy, dee", "ann", ", ".join(HAND)]
+OUT, IN = HAND[0], next(c.name for c in GAME.deck if c.name not in HAND)
+
+
+def session(tmp_path, lines, *extra, name="game.json"):
+    """Run one assistant session on ``lines``; returns (exit code, transcript, log path)."""
+    path = tmp_path / name
+    args = build_parser().parse_args(["assist", "alibi", "--log", str(path), *extra])
+    out = io.StringIO()
+    code = run(args, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
+    return code, out.getvalue(), path
+
+
+def saved(path):
+    return json.loads(path.read_text())
+
+
+def last_status(text):
+    """The last grid and answer in a transcript (from its header row to the accuse line)."""
+    start = text.rindex("  ann  bob   cy  dee")
+    return text[start : text.index("\n", text.index("accuse:", start))]
+
+
+def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
+    lines = SETUP + [
+        "ask me bob hand rage 1",
+        "ask bob cy held 19",
+        "ask cy bob hand rage 2",            # contradicts event 1: bob holds one Rage card
+        "1",                                 # undo event 1 and add the new one instead
+        "undo",
+        "redo",
+        f"pass gave {OUT.replace(' / ', ' ')} got {IN.replace(' / ', ' ')}",
+        "events",
+        "quit",
+    ]
+    code, out, path = session(tmp_path, lines)
+    assert code == 0 and "Traceback" not in out
+    assert "your hand (18 cards" in out
+    assert "event 1: ann asked bob how many of Rage they hold now: 1" in out
+    assert "event 2: bob asked cy how many cards they have ever held: 19" in out
+    assert "not added: this contradicts event 1 (ann asked bob how many of Rage they hold now: 1)" in out
+    assert "removed event 1: ann asked bob how many of Rage they hold now: 1" in out
+    assert "event 2: cy asked bob how many of Rage they hold now: 2" in out
+    assert "removed event 2: cy asked bob" in out and "\n> redo\nevent 2: cy asked bob" in out
+    assert f"event 3: everyone passed ann 1, bob 1, cy 1, dee 1; you gave {OUT} and got {IN}" in out
+    assert "(approximate: too many deals to count" in out and "box (cards that may still be there, exact):" in out
+    log = saved(path)
+    assert [e["type"] for e in log["events"]] == ["hand", "ask", "ask", "pass"]
+    load_log(path)
+    before = last_status(out)
+
+    code, out2, _ = session(tmp_path, ["grid", "ask dee cy seen weapon 7", "quit"])
+    assert code == 0 and "Resumed a game with 4 events." in out2
+    assert last_status(out2[: out2.index("> ask")]) == before
+    assert "event 4: dee asked cy how many of weapon they have seen: 7" in out2
+    assert len(saved(path)["events"]) == 5
+
+
+def test_bad_input_never_changes_the_log(tmp_path):
+    code, _, path = session(tmp_path, SETUP + ["ask me bob hand rage 1", "quit"])
+    before = path.read_text()
+    bad = {
+        "ask me bob hand rage": "usage: ask ASKER TARGET hand|seen|held [NAMES...] N",
+        "ask me bob owned rage 1": "usage: ask ASKER TARGET",
+        "ask me me hand rage 1": "a player cannot ask itself",
+        "ask me bob held rage 1": "a 'held' question names no cards",
+        "ask me bob hand rage 4": "'answer' must be a whole number from 0 to 3",
+        "ask me bob hand fury 1": "unknown name 'fury'",
+        "meld bob rage": "melds happen at the start of a round",
+        "pass": "usage: pass gave CARDS got CARDS",
+        "frobnicate": "unknown command 'frobnicate'",
+    }
+    code, out, _ = session(tmp_path, [*bad, "quit"])
+    assert code == 0 and "Traceback" not in out
+    assert path.read_text() == before
+    errors = [line for line in out.splitlines() if line.startswith("error:")]
+    assert len(errors) == len(bad)
+    for line, message in bad.items():
+        assert any(message in e for e in errors), (line, errors)
+
+
+def test_a_scripted_session_through_the_real_command(tmp_path):
+    path = tmp_path / "g.json"
+    script = "\n".join(["ask bob cy held 19", "accuse dee", "quit"]) + "\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "deduce", "assist", "alibi", "--log", str(path), "--players", "ann,bob,cy,dee",
+         "--spectator"],
+        input=script, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "event 0: bob asked cy how many cards they have ever held: 19" in proc.stdout
+    assert "event 1: dee accused" in proc.stdout
+    assert [e["type"] for e in saved(path)["events"]] == ["ask", "accuse"]
+
+
+def test_the_assistant_sees_what_the_engine_shows_the_player():
+    game = AlibiGame(num_players=4)
+    state = game.new_initial_state(9)
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        actions = state.legal_actions()
+        state.apply(actions[int(rng.integers(len(actions)))])
+    obs = state.observation(2)
+    a = GameAssistant(adapter_for("alibi"), solvers.get("auto"), log=export_log(game, obs))
+    possible = solvers.get("cpsat").possible(game.knowledge(obs))
+    assert ((a.marginals().p > 0) == possible).all() and not a.marginals().exact
+    assert "box (cards that may still be there, exact):" in a.start()
