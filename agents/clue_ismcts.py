@@ -25,7 +25,7 @@ never from the true state.
   clauses, hand and envelope counts) that suggests unplaced envelope candidates, accuses as
   soon as its notebook settles the envelope (looking at the pile when that settles it) and,
   like the gambling agents it stands for, gambles after its suggestion when at most
-  ``rollout_gamble`` envelope candidates remain. The rollout
+  ``rollout_gamble`` envelope candidates remain (after looking at the pile when allowed). The rollout
   reads the determinised world (that is what determinisation means), never the true state.
   An opponent's starting notebook is rebuilt from the public record and the world (which card
   it was shown, when this agent did not see it, is drawn from the world). A rollout that
@@ -97,6 +97,9 @@ class Race:
         self.n = n
         self.env = n
         self.extra = n + 1 if obs.extra_size > 0 else None
+        cfg = game.config
+        #: an accuser may look at the face-down leftover pile first (RULES.md §5 seed rule)
+        self.viewable = self.extra is not None and cfg.accuser_views_extra and cfg.deal_mode == "equal_leftover"
         self.num_locs = n + 1 + (1 if self.extra is not None else 0)
         self.all_bits = (1 << self.num_locs) - 1
         self.caps = [(z, size) for z, size in enumerate(obs.hand_sizes)]
@@ -162,7 +165,7 @@ class Race:
     def settled_by_pile(self, nb: Notebook) -> bool:
         """Looking at the leftover pile would settle the envelope: every unsettled envelope
         candidate can only be in the envelope or the pile."""
-        if self.extra is None:
+        if not self.viewable:
             return False
         ebit = 1 << self.env
         both = ebit | 1 << self.extra
@@ -223,8 +226,8 @@ class Race:
 
         A player accuses as soon as its notebook settles the envelope (before or after its
         suggestion, looking at the pile when that settles it) and, after its suggestion,
-        gambles on a uniformly drawn candidate when at most ``gamble_at`` remain (a wrong
-        gambler is out, but still refutes)."""
+        gambles on a uniformly drawn candidate when at most ``gamble_at`` remain once the pile
+        (when it may be viewed) is looked at (a wrong gambler is out, but still refutes)."""
         order = [p % self.n for p in range(first, first + self.n) if p % self.n in books]
         for _ in range(horizon * len(order)):
             if not order:
@@ -242,7 +245,9 @@ class Race:
                 return p
             if gamble_at:
                 ebit = 1 << self.env
-                cands = [[c for c in cat if nb.dom[c] & ebit] for cat in self.categories]
+                # a gambler looks at the pile first when it may: those cards are out
+                cands = [[c for c in cat if nb.dom[c] & ebit and not (self.viewable and world[c] == self.extra)]
+                         for cat in self.categories]
                 if prod(len(c) for c in cands) <= gamble_at:
                     if all(world[c[rnd.randrange(len(c))]] == self.env for c in cands):
                         return p
