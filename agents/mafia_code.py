@@ -128,16 +128,20 @@ class SolverAgent(Agent):
     (``leak_weight``) a hit is charged for what it tells the next player, measured on the
     public knowledge base.
 
-    When the exact counter refuses (``TooLarge``), marginals are approximated from the set of
-    possible locations (``cpsat``): hand cards left / possible cards, per player.
+    Marginals come from the ``split`` backend (the exact class DP, branching on card locations
+    where Mafia Code's crossing counts make one DP too wide), which answers every knowledge base
+    of the benchmark corpus exactly. Should a backend still refuse (``TooLarge`` past ``limit``
+    DP transitions, or a knowledge base it does not support), marginals are approximated from
+    the set of possible locations (``cpsat``): hand cards left / possible cards, per player;
+    ``fallbacks`` counts those.
     """
 
     name = "solver"
 
     def __init__(
         self,
-        solver: str = "exact",
-        limit: int = 5_000_000,
+        solver: str = "split",
+        limit: int = 50_000_000,
         lookahead: int = 3,
         leak_weight: float = 0.0,
         **params: Any,
@@ -158,7 +162,7 @@ class SolverAgent(Agent):
         if self._solver is None:
             import solvers
 
-            kwargs = {"limit": self.limit} if self.solver_name in ("exact", "cpsat", "brute") else {}
+            kwargs = {"limit": self.limit} if self.solver_name in ("split", "exact", "cpsat", "brute") else {}
             self._solver = solvers.get(self.solver_name, **kwargs)
         return self._solver
 

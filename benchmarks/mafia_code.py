@@ -4,10 +4,12 @@
 ``solver``, ``facts`` and ``random`` agents (2 players: every pairing; 3: one of each; 4: solver,
 facts and two random; plus the ``greedy`` ablation, same marginals without the chain value) and prints win rates with Wilson 95% intervals. "Win" = finishing with the
 top score (a shared top counts for each tied player). Separately it times, over the states of
-random games, building a player's knowledge base from its observation and the exact marginals
-query, so a slow path shows before users see it.
+random games, a knowledge update (building a player's knowledge base from its observation,
+then exact marginals) by the ``split`` backend the solver agent uses and by the old plain
+``exact`` path, in the same run, with refusals counted and the ratio old/new, so a slow path
+shows before users see it.
 ``--games`` per table (default 60), ``--players`` (default 2,3,4), ``--expert``, ``--seed``,
-``--timing-games`` (default 5).
+``--timing-games`` (default 5), ``--no-old`` (skip the old path), ``--no-games`` (timings only).
 """
 
 from __future__ import annotations
@@ -85,14 +87,22 @@ def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]
     return rows
 
 
-def timings(players: int, games: int, seed: int, expert: bool) -> list[TimingRow]:
-    """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step
-    of ``games`` random games (the states an agent actually meets, early ones included)."""
+def timings(players: int, games: int, seed: int, expert: bool, old: bool = True) -> list[TimingRow]:
+    """Time, for the acting player at every step of ``games`` random games (the states an agent
+    actually meets, early ones included): building the knowledge base from the observation, and
+    a knowledge update = that build plus exact marginals, by the ``split`` backend the solver
+    agent uses and (``old``) by the plain ``exact`` counter it used before. Both paths run on
+    the same states in the same run; refusals are counted, and the two answers are checked
+    equal wherever both answer."""
     game = deduce.make("mafia-code", num_players=players, expert=expert)
+    new = solvers.get("split")
     exact = solvers.get("exact")
     build: list[float] = []
-    marg: list[float] = []
-    refused = 0
+    times: dict[str, list[float]] = {"split": [], "exact": []}
+    refused = {"split": 0, "exact": 0}
+    warm = game.knowledge(game.new_initial_state(seed - 1).observation(0))
+    for backend in (new, exact):  # load the numba kernels before the clock runs
+        backend.tallies(warm)
     for g in range(games):
         state = game.new_initial_state(seed + g)
         rng = np.random.default_rng(seed + g)
@@ -100,16 +110,28 @@ def timings(players: int, games: int, seed: int, expert: bool) -> list[TimingRow
             obs = state.observation(state.current_player)
             t = time.perf_counter()
             kb = game.knowledge(obs)
-            build.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            try:
-                exact.marginals(kb)
-                marg.append(time.perf_counter() - t)
-            except NotSupported:
-                refused += 1
+            built = time.perf_counter() - t
+            build.append(built)
+            answers = {}
+            for name, backend in (("split", new), ("exact", exact)) if old else (("split", new),):
+                t = time.perf_counter()
+                try:
+                    answers[name] = backend.tallies(kb)
+                    backend.marginals(kb)  # cached tallies: the division an agent pays for
+                    times[name].append(built + time.perf_counter() - t)
+                except NotSupported:  # TooLarge is a NotSupported
+                    refused[name] += 1
+            if len(answers) == 2 and answers["split"] != answers["exact"]:
+                raise AssertionError(f"split and exact disagree at game {seed + g}, turn {state.turns}")
             legal = obs.legal_actions
             state.apply(legal[int(rng.integers(len(legal)))])
-    return [timing_row(players, "knowledge update", build), timing_row(players, "exact marginals", marg, refused)]
+    rows = [
+        timing_row(players, "knowledge base build", build),
+        timing_row(players, "update: build + split marginals", times["split"], refused["split"]),
+    ]
+    if old:
+        rows.append(timing_row(players, "update: build + exact marginals (old)", times["exact"], refused["exact"]))
+    return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--expert", action="store_true", help="play with the expert rule")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timing-games", type=int, default=5)
+    parser.add_argument("--no-old", action="store_true",
+                        help="skip the old exact path in the timings (it spends ~15 s on each state it refuses)")
+    parser.add_argument("--no-games", action="store_true", help="timings only, no win-rate tables")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.players.split(",") if x]
 
@@ -126,10 +151,23 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{args.timing_games} random games per player count")
     print("| players | what | samples | mean ms | p50 ms | p95 ms | max ms | refused |")
     print("|---|---|---|---|---|---|---|---|")
+    ratios = []
     for n in counts:
-        for r in timings(n, args.timing_games, args.seed, args.expert):
+        rows = timings(n, args.timing_games, args.seed, args.expert, old=not args.no_old)
+        for r in rows:
             print(f"| {r.players} | {r.what} | {r.samples} | {r.mean_ms:.2f} | {r.p50_ms:.2f} | "
-                  f"{r.p95_ms:.2f} | {r.max_ms:.1f} | {r.refused} |")
+                  f"{r.p95_ms:.2f} | {r.max_ms:.1f} | {r.refused} |", flush=True)
+        if len(rows) == 3:
+            ratios.append((n, rows[1], rows[2]))
+    if ratios:
+        print("\nOld (exact) / new (split) time per update, same run (old times exclude the states it refused)")
+        print("| players | mean ratio | median ratio | p95 ratio | max ratio | refused old -> new |")
+        print("|---|---|---|---|---|---|")
+        for n, new, old in ratios:
+            print(f"| {n} | {old.mean_ms / new.mean_ms:.2f} | {old.p50_ms / new.p50_ms:.2f} | "
+                  f"{old.p95_ms / new.p95_ms:.2f} | {old.max_ms / new.max_ms:.2f} | {old.refused} -> {new.refused} |")
+    if args.no_games:
+        return 0
 
     print(f"\nWin rates, {args.games} games per table, seats rotated (Wilson 95% CI)")
     print("| players | table | agent | seats | wins | win rate | 95% CI | mean score | ms/decision |")

@@ -12,8 +12,9 @@ from solvers.registry import get
 __all__ = ["AutoSolver"]
 
 #: game-specific exact enumerators first (they refuse every other knowledge base), then the
-#: static counter, the time-indexed counter and checker, and the general backends.
-_PREFERENCE = ("checkpoint", "exact", "chain", "epoch", "cpsat", "csp", "brute")
+#: static counter, the static counter by branches (where the first one found the DP too large:
+#: Mafia Code's crossing counts), the time-indexed counter and checker, and the general backends.
+_PREFERENCE = ("checkpoint", "exact", "split", "chain", "epoch", "cpsat", "csp", "brute")
 
 
 class AutoSolver(Solver):

@@ -15,6 +15,7 @@ _FACTORIES: dict[str, str | Callable[..., Solver]] = {
     "csp": "solvers.csp:CspSolver",
     "brute": "solvers.brute:BruteSolver",
     "exact": "solvers.exact:ExactSolver",
+    "split": "solvers.mafia_code:SplitSolver",
     "sample": "solvers.sample:SampleSolver",
     "checkpoint": "solvers.checkpoint:CheckpointSolver",
     "chain": "solvers.crime_hotel:ChainSolver",

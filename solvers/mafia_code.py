@@ -1,0 +1,196 @@
+"""``split``: exact counts for knowledge bases the plain ``exact`` DP finds too wide.
+
+Mafia Code sheets give every player several overlapping ``Count`` constraints (a colour row
+and a letter column crossing on a 6x6 grid). The class DP of :mod:`solvers._exact_core` keeps
+one bit field per open count, so with a dozen cells per player its states stop fitting the
+62-bit numba kernels and its frontier explodes, although such late knowledge bases often have
+only a few thousand consistent worlds. This backend branches instead: it fixes the location of
+the card shared by the most counts (each branch is propagated by
+:func:`~solvers._exact_core.simplify`, which prunes hard on exact counts) until the DP of a
+branch is narrow enough, counts each branch with that DP and adds the exact integer results.
+Branches partition the worlds, so totals and per-cell tallies are plain sums.
+
+Nothing here is specific to Mafia Code; it answers any static knowledge base the ``exact``
+backend accepts, only slower than ``exact`` on those ``exact`` finds easy.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+
+import numpy as np
+
+from deduce.errors import TooLarge
+from deduce.knowledge import KnowledgeBase
+from solvers._exact_core import (
+    DEFAULT_LIMIT,
+    Plan,
+    Problem,
+    problem_from_kb,
+    randbelow,
+    simplify,
+    solution_counts,
+)
+from solvers.base import Solver, Tally
+
+__all__ = ["SplitSolver"]
+
+#: widest DP state (bits) a branch may have before it is split further: the numba kernels'
+#: limit, past which the pure-Python DP is far slower than splitting.
+_MAX_BITS = 62
+#: counts over more cards than this are hand sizes (they hold every card): never split on.
+_LONG = 15
+
+
+class _Wide(Exception):
+    """Raised by :class:`_BranchPlan` instead of running a DP wider than allowed."""
+
+
+class _BranchPlan(Plan):
+    """A :class:`Plan` that refuses (``_Wide``) rather than run its DP on states wider than
+    ``max_bits`` (states wider than that leave the fast kernels)."""
+
+    def __init__(self, p: Problem, limit: int, max_bits: int = _MAX_BITS) -> None:
+        self.max_bits = max_bits
+        super().__init__(p, limit)
+
+    def _forward(self) -> None:
+        if self.state_bits > self.max_bits:
+            raise _Wide
+        super()._forward()
+
+
+def _min_bits(q: Problem) -> int:
+    """A lower bound on the DP state width of ``q`` (one field of ``hi`` + guard per count),
+    cheap enough to skip compiling a branch that would be too wide anyway."""
+    return sum(max(1, hi.bit_length()) + 1 for _cards, _z, _lo, hi in q.counts)
+
+
+def _split_card(q: Problem) -> int:
+    """The open card in the most short counts (fewest locations on a tie): fixing it narrows
+    the most DP fields and lets propagation settle the most counts."""
+    degree: dict[int, int] = {}
+    for cards, _z, _lo, _hi in q.counts:
+        if len(cards) > _LONG:
+            continue
+        for k in cards:
+            degree[k] = degree.get(k, 0) + 1
+    open_ = [k for k, d in enumerate(q.dom) if d & (d - 1)]
+    return max(open_, key=lambda k: (degree.get(k, 0), -bin(q.dom[k]).count("1"), -k))
+
+
+class SplitSolver(Solver):
+    """Exact totals and per-cell tallies by branching on card locations until each branch's DP
+    is narrow (``max_bits``) and cheap (``branch_limit`` transitions), then summing.
+
+    ``limit`` bounds the DP transitions spent over all branches (refused with
+    :class:`~deduce.errors.TooLarge` past it). Tallies are cached per ``kb.fingerprint()``.
+    """
+
+    name = "split"
+
+    def __init__(
+        self,
+        limit: int = 50 * DEFAULT_LIMIT,
+        branch_limit: int = 1_000_000,
+        max_bits: int = _MAX_BITS,
+        cache_size: int = 128,
+    ) -> None:
+        if branch_limit < 1 or limit < 1 or max_bits < 1:
+            raise ValueError(
+                f"split: limit, branch_limit and max_bits must be positive, not {limit}, {branch_limit}, {max_bits}"
+            )
+        self.limit = int(limit)
+        self.branch_limit = int(branch_limit)
+        self.max_bits = int(max_bits)
+        self.cache_size = int(cache_size)
+        self._cache: OrderedDict[tuple, Tally] = OrderedDict()
+        #: branches counted by a DP, branches split further and DP transitions spent, in the
+        #: last uncached query.
+        self.leaves = 0
+        self.splits = 0
+        self.work = 0
+
+    # -- the branching ----------------------------------------------------------------------
+    def _branches(self, kb: KnowledgeBase) -> Iterator[tuple[Problem, Plan]]:
+        """``(problem, plan)`` of branches that partition the worlds of ``kb`` (depth first;
+        inconsistent branches are left out)."""
+        self.check_supported(kb)
+        self.leaves = self.splits = self.work = 0
+        stack = [problem_from_kb(kb)]
+        while stack:
+            q = simplify(stack.pop())
+            if q is None:
+                continue
+            budget = min(self.branch_limit, self.limit - self.work)
+            if budget <= 0:
+                raise TooLarge(f"split: more than {self.limit} DP transitions needed; raise SplitSolver(limit=...)")
+            try:
+                if _min_bits(q) > self.max_bits:
+                    raise _Wide
+                plan = _BranchPlan(q, budget, self.max_bits)
+            except (_Wide, TooLarge) as exc:
+                if isinstance(exc, TooLarge):
+                    self.work += budget
+                self.splits += 1
+                k = _split_card(q)
+                d = q.dom[k]
+                stack.extend(q.with_domain(k, 1 << z) for z in range(d.bit_length()) if d >> z & 1)
+                continue
+            self.work += 2 * plan.work  # the backward pass (tallies, samples) costs what the forward did
+            plan.limit = 2 * plan.work + 1
+            self.leaves += 1
+            if plan.total:
+                yield q, plan
+
+    # -- queries ----------------------------------------------------------------------------
+    def tallies(self, kb: KnowledgeBase) -> Tally:
+        key = kb.fingerprint()
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        nl = kb.num_locations
+        total = 0
+        cells = [[0] * nl for _ in range(kb.num_cards)]
+        for _q, plan in self._branches(kb):
+            total += plan.total
+            for row, add in zip(cells, plan.tallies(), strict=True):
+                for z in range(nl):
+                    row[z] += add[z]
+        tally = Tally(total, tuple(tuple(row) for row in cells))
+        self._cache[key] = tally
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return tally
+
+    def consistent(self, kb: KnowledgeBase) -> bool:
+        return self.tallies(kb).total > 0
+
+    def possible(self, kb: KnowledgeBase) -> np.ndarray:
+        cells = self.tallies(kb).cells
+        return np.array(cells, dtype=object).astype(bool).reshape(kb.num_cards, kb.num_locations)
+
+    def solution_counts(self, kb: KnowledgeBase, loc: int | str) -> dict[tuple[int, ...], int]:
+        z = kb.loc(loc) if isinstance(loc, str) else int(loc)
+        out: dict[tuple[int, ...], int] = {}
+        for q, _plan in self._branches(kb):
+            for cards, n in solution_counts(q, z, self.limit).items():
+                out[cards] = out.get(cards, 0) + n
+        return out
+
+    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """Exactly uniform worlds: a branch with probability proportional to its count, then a
+        uniform world of that branch (drawn along its DP)."""
+        plans = [plan for _q, plan in self._branches(kb)]
+        total = sum(plan.total for plan in plans)
+        out: list[np.ndarray] = []
+        for _ in range(int(n) if total else 0):
+            r = randbelow(rng, total)
+            for plan in plans:
+                if r < plan.total:
+                    out.extend(plan.sample(1, rng))
+                    break
+                r -= plan.total
+        return out
