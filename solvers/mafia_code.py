@@ -51,14 +51,29 @@ class _BranchPlan(Plan):
     """A :class:`Plan` that refuses (``_Wide``) rather than run its DP on states wider than
     ``max_bits`` (states wider than that leave the fast kernels)."""
 
+    #: give up once the projected forward work passes ``patience`` x the branch budget.
+    patience = 2.0
+
     def __init__(self, p: Problem, limit: int, max_bits: int = _MAX_BITS) -> None:
         self.max_bits = max_bits
+        self._layer = -1
         super().__init__(p, limit)
 
     def _forward(self) -> None:
         if self.state_bits > self.max_bits:
             raise _Wide
+        self._layer = 0
         super()._forward()
+        self._layer = -1
+
+    def _charge(self, amount: int) -> None:
+        """Also give up early in the forward pass, once the layer at hand times the layers still
+        to come would pass the limit: a branch that big is split rather than counted."""
+        if self._layer >= 0:
+            self._layer += 1
+            if self.work + amount * (len(self.steps) - self._layer + 1) > self.limit * self.patience:
+                raise TooLarge("split: branch projected past its transition budget")
+        super()._charge(amount)
 
 
 def _min_bits(q: Problem) -> int:
@@ -126,13 +141,14 @@ class SplitSolver(Solver):
             budget = min(self.branch_limit, self.limit - self.work)
             if budget <= 0:
                 raise TooLarge(f"split: more than {self.limit} DP transitions needed; raise SplitSolver(limit=...)")
+            plan = _BranchPlan.__new__(_BranchPlan)
+            plan.work = 0
             try:
                 if _min_bits(q) > self.max_bits:
                     raise _Wide
-                plan = _BranchPlan(q, budget, self.max_bits)
-            except (_Wide, TooLarge) as exc:
-                if isinstance(exc, TooLarge):
-                    self.work += budget
+                plan.__init__(q, budget, self.max_bits)
+            except (_Wide, TooLarge):
+                self.work += plan.work
                 self.splits += 1
                 k = _split_card(q)
                 d = q.dom[k]
