@@ -53,7 +53,22 @@ def test_split_agrees_with_brute_on_mafia_code_3x3(n, seed, steps, seat, max_bit
     tally = split.tallies(kb)
     assert tally == solvers.get("brute").tallies(kb)
     assert tally == solvers.get("exact").tallies(kb)
+    assert tally == solvers.get("cpsat").tallies(kb)
     assert tally.total >= 1  # the truth is a world
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 20))
+def test_split_agrees_with_cpsat_on_mafia_code_4x4(n, seed, steps):
+    """Bigger decks than brute can list: ``split`` (branching hard) against cpsat enumeration."""
+    game = MafiaCodeGame(num_players=n, colours=("r", "g", "b", "w"), letters=("A", "B", "C", "D"))
+    state = game.new_initial_state(seed)
+    random_play(state, np.random.default_rng(seed), steps)
+    kb = game.knowledge(state.observation(state.current_player if not state.is_terminal() else 0))
+    split = _eager(24)
+    tally = split.tallies(kb)
+    assert tally == solvers.get("cpsat").tallies(kb)
+    assert np.array_equal(split.possible(kb), solvers.get("cpsat").possible(kb))
 
 
 def test_samples_are_uniform_over_branches():

@@ -429,3 +429,68 @@ def test_solver_beats_random_and_facts_at_two_players():
         assert record.failure is None
         wins += names.index("solver") in record.winners
     assert wins == 4
+
+
+# -- exact marginals on crossing counts (issue #14) ---------------------------------------------
+
+
+def _random_state(players: int, seed: int, steps: int) -> MafiaCodeState:
+    """The state after ``steps`` random legal actions (the benchmark's corpus: game ``seed``)."""
+    g = MafiaCodeGame(num_players=players)
+    s = g.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        legal = s.observation(s.current_player).legal_actions
+        s.apply(legal[int(rng.integers(len(legal)))])
+    return s
+
+
+def test_split_counts_a_4_player_state_the_plain_counter_refuses():
+    """Benchmark corpus state 139 (game 1, step 11): ``exact`` refuses it after 20M transitions;
+    ``split`` branches and finds exactly the worlds cpsat enumerates, the truth among them."""
+    import solvers
+    from solvers.mafia_code import SplitSolver
+
+    s = _random_state(4, 1, 11)
+    kb = s.game.knowledge(s.observation(s.current_player))
+    split = solvers.get("split")
+    assert isinstance(split, SplitSolver)
+    tally = split.tallies(kb)
+    assert split.splits > 0 and tally.total == 1248
+    assert tally == solvers.get("cpsat").tallies(kb)
+    truth = s.world()
+    assert all(tally.cells[c][truth[c]] > 0 for c in range(36))
+
+
+def test_split_pins_a_single_world_and_solver_agent_never_falls_back():
+    """Corpus state 480 (game 4, step 22) has one consistent world: ``split`` finds it, and the
+    solver agent decides on exact marginals there (no possible-location approximation)."""
+    import solvers
+    from agents.mafia_code import SolverAgent
+
+    s = _random_state(4, 4, 22)
+    p = s.current_player
+    kb = s.game.knowledge(s.observation(p))
+    tally = solvers.get("split").tallies(kb)
+    assert tally.total == 1
+    truth = s.world()
+    assert all(tally.cells[c][truth[c]] == 1 for c in range(36))
+    agent = SolverAgent()
+    agent.reset(s.game, p, 0)
+    action = agent.act(s.observation(p))
+    assert isinstance(action, Guess) and action.card in s.hands[action.target]  # one world: a sure hit
+    assert agent.queries >= 1 and agent.fallbacks == 0
+
+
+def test_split_rejects_bad_limits_and_refuses_past_its_budget():
+    import solvers
+    from deduce.errors import TooLarge
+    from solvers.mafia_code import SplitSolver
+
+    with pytest.raises(ValueError, match="branch_limit"):
+        SplitSolver(branch_limit=0)
+    s = _random_state(4, 1, 11)
+    kb = s.game.knowledge(s.observation(s.current_player))
+    with pytest.raises(TooLarge, match="split"):
+        SplitSolver(limit=10_000).tallies(kb)
+    assert solvers.get("split").count(kb) == 1248  # a refusal leaves nothing behind
