@@ -99,6 +99,9 @@ class SplitSolver(Solver):
     """Exact totals and per-cell tallies by branching on card locations until each branch's DP
     is narrow (``max_bits``) and cheap (``branch_limit`` transitions), then summing.
 
+    Before branching at all, a knowledge base too wide for the kernels gets one try of the
+    pure-Python DP within ``wide_budget`` transitions (0: never): some wide ones are small.
+
     ``limit`` bounds the DP transitions spent over all branches (refused with
     :class:`~deduce.errors.TooLarge` past it). Tallies are cached per ``kb.fingerprint()``.
     """
@@ -111,6 +114,7 @@ class SplitSolver(Solver):
         branch_limit: int = 1_000_000,
         max_bits: int = _MAX_BITS,
         cache_size: int = 128,
+        wide_budget: int = 50_000,
     ) -> None:
         if branch_limit < 1 or limit < 1 or max_bits < 1:
             raise ValueError(
@@ -120,6 +124,7 @@ class SplitSolver(Solver):
         self.branch_limit = int(branch_limit)
         self.max_bits = int(max_bits)
         self.cache_size = int(cache_size)
+        self.wide_budget = int(wide_budget)
         self._cache: OrderedDict[tuple, Tally] = OrderedDict()
         #: branches counted by a DP, branches split further and DP transitions spent, in the
         #: last uncached query.
@@ -134,6 +139,7 @@ class SplitSolver(Solver):
         self.check_supported(kb)
         self.leaves = self.splits = self.work = 0
         stack = [problem_from_kb(kb)]
+        root = True
         while stack:
             q = simplify(stack.pop())
             if q is None:
@@ -141,14 +147,11 @@ class SplitSolver(Solver):
             budget = min(self.branch_limit, self.limit - self.work)
             if budget <= 0:
                 raise TooLarge(f"split: more than {self.limit} DP transitions needed; raise SplitSolver(limit=...)")
-            plan = _BranchPlan.__new__(_BranchPlan)
-            plan.work = 0
-            try:
-                if _min_bits(q) > self.max_bits:
-                    raise _Wide
-                plan.__init__(q, budget, self.max_bits)
-            except (_Wide, TooLarge):
-                self.work += plan.work
+            plan = self._attempt(q, budget, self.max_bits)
+            if plan is None and root and self.wide_budget:  # one wide DP may still be quick
+                plan = self._attempt(q, min(self.wide_budget, budget), 1 << 30)
+            root = False
+            if plan is None:
                 self.splits += 1
                 k = _split_card(q)
                 d = q.dom[k]
@@ -159,6 +162,20 @@ class SplitSolver(Solver):
             self.leaves += 1
             if plan.total:
                 yield q, plan
+
+    def _attempt(self, q: Problem, budget: int, max_bits: int) -> Plan | None:
+        """The DP of branch ``q`` within ``budget`` transitions and ``max_bits`` state bits, or
+        None (the work it spent is counted either way)."""
+        plan = _BranchPlan.__new__(_BranchPlan)
+        plan.work = 0
+        try:
+            if _min_bits(q) > max_bits:
+                raise _Wide
+            plan.__init__(q, budget, max_bits)
+        except (_Wide, TooLarge):
+            self.work += plan.work
+            return None
+        return plan
 
     # -- queries ----------------------------------------------------------------------------
     def tallies(self, kb: KnowledgeBase) -> Tally:
