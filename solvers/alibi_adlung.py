@@ -22,9 +22,10 @@ summed seat by seat with ``S`` as the state (forward-backward for per-seat margi
 cohorts must be entirely in hands (the deck holds only the newest cohort). A hand dealt
 without the all-special redraw is counted as all hands minus those forced all special.
 
-The integers are exact and equal ``brute``/``cpsat``/``chain`` counts of
-:func:`deduce.games.alibi_adlung_history.timed_knowledge` (property tests). The counter reads
-a :class:`~deduce.games.alibi_adlung_history.Timeline` (duck-typed: no game is imported).
+The integers are exact and equal the ``chain`` and ``cpsat`` counts of
+:func:`deduce.games.alibi_adlung_history.timed_knowledge` (property tests; ``brute`` cannot
+enumerate a knowledge base of many epochs). The counter reads a
+:class:`~deduce.games.alibi_adlung_history.Timeline` (duck-typed: no game is imported).
 """
 
 from __future__ import annotations

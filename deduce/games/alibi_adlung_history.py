@@ -11,7 +11,7 @@ choices among legal actions carry no weight).
 
 Three views of one walk over the events (:func:`history`):
 
-* :func:`timed_knowledge`: the knowledge base (for ``brute``, ``cpsat``, ``chain``);
+* :func:`timed_knowledge`: the knowledge base (for ``cpsat`` and ``chain``);
 * :func:`true_history`: the real world of every epoch (what the property tests check);
 * :func:`timeline`: the same facts arranged per hidden hand (draws, reveals, voids, by
   reshuffle cohort) for the dedicated exact counter ``solvers.alibi_adlung``, which counts
