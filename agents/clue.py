@@ -242,6 +242,8 @@ class InfogainAgent(Agent):
     ``view_extra_threshold``. Ties between equally good suggestions are broken with ``self.rng``.
     ``leak_weight`` w > 0 scores I(envelope; answer) - w I(envelope; who refuted) instead: who
     refuted is public, so that part of the gain helps every opponent as much.
+    ``measure="hartley"`` scores the expected fall of log2(number of possible envelopes) instead
+    of Shannon entropy: only eliminations count, which is what certainty needs.
 
     With ``gamble`` (the default) it also accuses, after its suggestion's answer, when the best
     accusation's chance ``p`` beats the value of waiting a lap in a *mirror* race model: every
@@ -250,7 +252,7 @@ class InfogainAgent(Agent):
     envelope certain, computed exactly, and so does this agent; waiting is worth the larger of
     that race's value ``(1-c)^m c / (1 - (1-c)^(m+1))`` (``1/(m+1)`` at ``c = 0``) and one lap
     then the same gamble, ``(1-c)^m (c + (1-c) p)``, with ``m`` opponents still in the game
-    (:func:`waiting_value`). The leftover pile is viewed by the same comparison. ``gamble=False`` accuses only at
+    (:func:`waiting_value`). It never gambles on a chance below ``min_gamble``. The leftover pile is viewed by the same comparison. ``gamble=False`` accuses only at
     ``accuse_threshold``: the pure information agent.
     """
 
@@ -262,12 +264,14 @@ class InfogainAgent(Agent):
         view_extra_threshold: float = 1.0,
         leak_weight: float = 0.0,
         gamble: bool = True,
+        min_gamble: float = 0.5,
+        measure: str = "shannon",
         limit: int | None = None,
         **params: Any,
     ) -> None:
         super().__init__(
             accuse_threshold=accuse_threshold, view_extra_threshold=view_extra_threshold, leak_weight=leak_weight,
-            gamble=gamble, limit=limit, **params
+            gamble=gamble, min_gamble=min_gamble, measure=measure, limit=limit, **params
         )
         from solvers._exact_core import DEFAULT_LIMIT
 
@@ -275,6 +279,10 @@ class InfogainAgent(Agent):
         self.view_extra_threshold = float(view_extra_threshold)
         self.leak_weight = float(leak_weight)
         self.gamble = bool(gamble)
+        self.min_gamble = float(min_gamble)
+        if measure not in ("shannon", "hartley"):
+            raise ValueError(f"unknown measure {measure!r}: 'shannon' or 'hartley'")
+        self.measure = measure
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
         self.scoring_log: list[tuple[int, float, float]] = []
@@ -311,8 +319,8 @@ class InfogainAgent(Agent):
             view = self.win_chance_after_viewing_extra(obs)
             if view >= self.view_extra_threshold:
                 return ViewExtra()
-            if self.gamble:
-                p = top / total
+            p = top / total
+            if self.gamble and max(p, view) >= self.min_gamble:
                 wait = self.waiting_value(obs, p)
                 if p > wait and p >= view:
                     return Accuse(best)  # type: ignore[arg-type]
@@ -335,7 +343,7 @@ class InfogainAgent(Agent):
         env = kb.loc(ENVELOPE)
         shown = shown_to(obs, me)
         options = list(self.game.triples())  # type: ignore[union-attr]
-        scores = score_questions(kb, env, options, responders, shown, self.limit)
+        scores = score_questions(kb, env, options, responders, shown, self.limit, measure=self.measure)
         question = max(options, key=lambda q: (scores[q], q))
         c = certainty_chance(kb, env, question, responders, shown, self.limit)
         return waiting_value(c, opponents, p)
@@ -354,7 +362,7 @@ class InfogainAgent(Agent):
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         t0 = time.perf_counter()
         scores = score_questions(
-            kb, kb.loc(ENVELOPE), options, responders, shown_to(obs, me), self.limit, self.leak_weight
+            kb, kb.loc(ENVELOPE), options, responders, shown_to(obs, me), self.limit, self.leak_weight, self.measure
         )
         top = max(scores.values())
         self.scoring_log.append((obs.turn, time.perf_counter() - t0, top))

@@ -66,10 +66,18 @@ def pair_lineups(players: int, a: str, b: str) -> list[tuple[str, ...]]:
 
 
 def _agent(spec: str) -> Any:
-    """``name`` or ``name:key=value,...`` (numbers as floats) -> a fresh agent."""
+    """``name`` or ``name:key=value,...`` (numbers as floats, other values as strings) -> a
+    fresh agent."""
     name, _, rest = spec.partition(":")
-    params = {k: float(v) for k, v in (kv.split("=") for kv in rest.split(",") if kv)}
+    params = {k: _value(v) for k, v in (kv.split("=") for kv in rest.split(",") if kv)}
     return agents.get(name, game="clue", **params)
+
+
+def _value(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _envelope_entropy(game: ClueGame, obs: Any) -> float:

@@ -75,9 +75,11 @@ class Outcomes:
                 sure += w[live[0]]
         return Fraction(sure, self.total)
 
-    def gain(self, leak_weight: float = 0.0) -> float:
+    def gain(self, leak_weight: float = 0.0, measure: str = "shannon") -> float:
         """Expected information gain in bits (exact counts, one float log per term); with
-        ``leak_weight`` w, minus w times the gain from who refuted alone (public)."""
+        ``leak_weight`` w, minus w times the gain from who refuted alone (public).
+        ``measure="hartley"``: the expected fall of log2(number of possible card sets)."""
+        uncertainty = _grouped_entropy if measure == "shannon" else _grouped_hartley
         prior: dict[tuple, int] = {}
         public: dict[int | None, dict[tuple, int]] = {}
         for a, w in self.weights.items():
@@ -85,14 +87,14 @@ class Outcomes:
             for g, v in w.items():
                 prior[g] = prior.get(g, 0) + v
                 row[g] = row.get(g, 0) + v
-        h0 = _grouped_entropy(prior, self.multiplicity)
+        h0 = uncertainty(prior, self.multiplicity)
 
         def expected(rows: Iterable[dict[tuple, int]]) -> float:
             after = 0.0
             for w in rows:
                 mass = sum(w.values())
                 if mass:
-                    after += mass / self.total * _grouped_entropy(w, self.multiplicity)
+                    after += mass / self.total * uncertainty(w, self.multiplicity)
             return after
 
         gain = max(h0 - expected(self.weights.values()), 0.0)
@@ -112,6 +114,12 @@ def _grouped_entropy(weights: Mapping[tuple, int], mult: Mapping[tuple, int]) ->
         if w:
             h -= w / total * (log2(w) - lt - log2(mult[g]))
     return h
+
+
+def _grouped_hartley(weights: Mapping[tuple, int], mult: Mapping[tuple, int]) -> float:
+    """log2 of the number of outcomes with positive weight (the Hartley entropy)."""
+    n = sum(mult[g] for g, w in weights.items() if w)
+    return log2(n) if n else 0.0
 
 
 def entropy_bits(counts: Iterable[int]) -> float:
@@ -227,9 +235,11 @@ def _gain_from_plan(
     responders: Sequence[int],
     pref: Mapping[int, set[int]],
     leak_weight: float = 0.0,
+    measure: str = "shannon",
 ) -> float:
     """The gain of the question ``cards`` from a plan tracking ``loc`` and at least every
     unknown named card (tracking more only refines the envelope patterns: still exact).
+    ``measure``: ``"shannon"`` entropy or ``"hartley"`` (log2 of the number of possible sets).
 
     With ``leak_weight`` w, minus w times the gain from the public part of the answer (who
     refuted), which every other player learns too: I(X; answer) - w I(X; refuter)."""
@@ -239,7 +249,7 @@ def _gain_from_plan(
     if plan.total == 0:
         return 0.0
     if not plan.kernels:
-        return outcomes(q, loc, cards, responders, pref, plan.limit).gain(leak_weight)
+        return outcomes(q, loc, cards, responders, pref, plan.limit).gain(leak_weight, measure)
     keys, counts = plan.tracked_arrays()
     keys = np.asarray(keys, dtype=np.int64)
     cnt = np.asarray(counts, dtype=np.float64)
@@ -297,6 +307,9 @@ def _gain_from_plan(
     def h(wg: np.ndarray) -> tuple[float, float]:
         mass = wg.sum()
         nz = wg > 0
+        if measure == "hartley":
+            top = lgm_g[nz].max()
+            return mass, float(top + np.log2(np.exp2(lgm_g[nz] - top).sum()))
         p = wg[nz] / mass
         return mass, float(-(p * (np.log2(p) - lgm_g[nz])).sum())
 
@@ -353,12 +366,17 @@ def score_questions(
     preferred: Mapping[int, Iterable[int]] | None = None,
     limit: int = DEFAULT_LIMIT,
     leak_weight: float = 0.0,
+    measure: str = "shannon",
 ) -> dict[tuple[int, ...], float]:
     """Expected information gain of every question, scoring one per symmetry class.
 
     Questions whose cards have, slot by slot, the same :func:`card_classes` signature get the
     same score (a symmetry of the problem maps one to the other). ``leak_weight`` w scores
-    I(X; answer) - w I(X; who refuted): the second term is what every other player learns."""
+    I(X; answer) - w I(X; who refuted): the second term is what every other player learns.
+    ``measure="hartley"`` scores the expected fall of log2(number of possible card sets at
+    ``loc``): only eliminations count, not a probability shifting between candidates."""
+    if measure not in ("shannon", "hartley"):
+        raise ValueError(f"unknown measure {measure!r}: 'shannon' or 'hartley'")
     p = problem_from_kb(kb) if isinstance(kb, KnowledgeBase) else kb
     qs = [tuple(q) for q in questions]
     sig = card_classes(p, preferred)
@@ -391,7 +409,7 @@ def score_questions(
         plan = next((pl for ks, pl in plans.items() if ks >= set(unknown)), None)
         if plan is None:
             plan = plans[frozenset(unknown)] = Plan(q_simple, limit, True, track_locs=(loc,), track_cards=unknown)
-        done[key] = _gain_from_plan(plan, q_simple, loc, reps[key], responders, pref, leak_weight)
+        done[key] = _gain_from_plan(plan, q_simple, loc, reps[key], responders, pref, leak_weight, measure)
     return {q: done[tuple(sig[k] for k in q)] for q in qs}
 
 

@@ -125,7 +125,7 @@ def _after_first_answer(gamble: bool) -> tuple[InfogainAgent, object]:
     if state.phase == "refute":
         state.apply(Show(1))
     assert state.phase == "after" and state.current_player == 0
-    agent = InfogainAgent(gamble=gamble)
+    agent = InfogainAgent(gamble=gamble, min_gamble=0.0)
     agent.reset(game, 0, seed=0)
     return agent, state.observation(0)
 
@@ -140,6 +140,9 @@ def test_gambles_only_when_accusing_beats_waiting(monkeypatch):
     action = agent.act(obs)
     assert isinstance(action, Accuse) and action.cards[0] == 2  # the certain suspect, best guess otherwise
     monkeypatch.setattr(agent, "waiting_value", lambda obs, p: 1.0)
+    assert agent.act(obs) == EndTurn()
+    agent.min_gamble = 0.99  # never on a chance below min_gamble, however cheap waiting looks
+    monkeypatch.setattr(agent, "waiting_value", lambda obs, p: 0.0)
     assert agent.act(obs) == EndTurn()
 
 
