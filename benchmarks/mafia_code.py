@@ -48,6 +48,9 @@ class WinRow:
     wins: int
     mean_score: float
     decision_ms: float
+    #: marginal queries the agent made, and how many fell back to an approximation (solver agents).
+    queries: int = 0
+    fallbacks: int = 0
 
     @property
     def rate(self) -> float:
@@ -68,6 +71,8 @@ def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]
         score: dict[str, float] = defaultdict(float)
         spent: dict[str, float] = defaultdict(float)
         moves: dict[str, int] = defaultdict(int)
+        queries: dict[str, int] = defaultdict(int)
+        fallbacks: dict[str, int] = defaultdict(int)
         for i in range(games):
             names = [table[(k + i) % players] for k in range(players)]
             players_ = [agents.get(name, game="mafia-code") for name in names]
@@ -80,10 +85,13 @@ def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]
                 score[name] += record.returns[k]
                 spent[name] += record.decision_seconds[k]
                 moves[name] += record.decisions[k]
+                queries[name] += getattr(players_[k], "queries", 0)
+                fallbacks[name] += getattr(players_[k], "fallbacks", 0)
         label = " v ".join(table)
         for name in sorted(seats):
             ms = 1000 * spent[name] / moves[name] if moves[name] else 0.0
-            rows.append(WinRow(players, label, name, seats[name], wins[name], score[name] / seats[name], ms))
+            rows.append(WinRow(players, label, name, seats[name], wins[name], score[name] / seats[name], ms,
+                               queries[name], fallbacks[name]))
     return rows
 
 
@@ -173,14 +181,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     print(f"\nWin rates, {args.games} games per table, seats rotated (Wilson 95% CI)")
-    print("| players | table | agent | seats | wins | win rate | 95% CI | mean score | ms/decision |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| players | table | agent | seats | wins | win rate | 95% CI | mean score | ms/decision | fallbacks / queries |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in counts:
         t0 = time.perf_counter()
         for r in win_rates(n, args.games, args.seed, args.expert):
             lo, hi = r.ci
             print(f"| {r.players} | {r.table} | {r.agent} | {r.seats} | {r.wins} | {r.rate:.3f} | "
-                  f"[{lo:.3f}, {hi:.3f}] | {r.mean_score:.2f} | {r.decision_ms:.2f} |", flush=True)
+                  f"[{lo:.3f}, {hi:.3f}] | {r.mean_score:.2f} | {r.decision_ms:.2f} | "
+                  f"{f'{r.fallbacks} / {r.queries}' if r.queries else '-'} |", flush=True)
         print(f"<!-- {n} players: {time.perf_counter() - t0:.1f} s -->", flush=True)
     return 0
 
