@@ -120,6 +120,8 @@ class SplitSolver(Solver):
             raise ValueError(
                 f"split: limit, branch_limit and max_bits must be positive, not {limit}, {branch_limit}, {max_bits}"
             )
+        if wide_budget < 0:
+            raise ValueError(f"split: wide_budget cannot be negative, not {wide_budget}")
         self.limit = int(limit)
         self.branch_limit = int(branch_limit)
         self.max_bits = int(max_bits)

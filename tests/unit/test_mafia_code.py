@@ -489,6 +489,8 @@ def test_split_rejects_bad_limits_and_refuses_past_its_budget():
 
     with pytest.raises(ValueError, match="branch_limit"):
         SplitSolver(branch_limit=0)
+    with pytest.raises(ValueError, match="wide_budget"):
+        SplitSolver(wide_budget=-1)
     s = _random_state(4, 1, 11)
     kb = s.game.knowledge(s.observation(s.current_player))
     with pytest.raises(TooLarge, match="split"):
