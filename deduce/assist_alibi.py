@@ -64,6 +64,11 @@ events (names may be shortened to prefixes of their words; 'me' is you):
                                         "seen", "held")
     seats: ClassVar[tuple[int, int]] = (3, 6)
     places: ClassVar[Mapping[str, str]] = {BOX: "the box", MELDS: "the melds"}
+    #: 78 cards moving between epochs: no exact counter finishes (the grid is approximate).
+    countable: ClassVar[bool] = False
+    #: the time-indexed CP-SAT backend answers in well under a second; the default order tries
+    #: a counter first that does not finish on Alibi's transfers.
+    backends: ClassVar[tuple[str, ...] | None] = ("epoch", "cpsat")
 
     def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
         return parse(log)

@@ -78,6 +78,11 @@ class GameAdapter(abc.ABC):
     seats: ClassVar[tuple[int, int]] = (2, 6)
     #: locations that are places, not people, as ``why`` words them ("in the box").
     places: ClassVar[Mapping[str, str]] = {}
+    #: whether to ask the solver for exact counts (False: the game is too large to count, so
+    #: go straight to the labelled approximation rather than wait on a counter).
+    countable: ClassVar[bool] = True
+    #: the ``auto`` solver's backends for this game, in order (``None``: its default order).
+    backends: ClassVar[tuple[str, ...] | None] = None
 
     @abc.abstractmethod
     def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
@@ -501,6 +506,8 @@ class GameAssistant:
         if self._marginals is None:
             assert self.kb is not None
             try:
+                if not self.adapter.countable:
+                    raise NotSupported(f"{self.adapter.game} is not counted exactly")
                 tally = self.solver.tallies(self.kb)
                 p = np.asarray(tally.marginals(), dtype=float)
                 self._marginals = Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))

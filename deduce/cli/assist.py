@@ -136,7 +136,8 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
                 f"for {game} try 'deduce play {game}'"
             )
         adapter = adapter_for(game)
-    solver = importlib.import_module("solvers").get(args.solver)
+    backends = None if game == "clue" or args.solver != "auto" else adapter.backends
+    solver = importlib.import_module("solvers").get(args.solver, **({"order": backends} if backends else {}))
     path = Path(args.log) if args.log else _default_log_path(game)
     out = stdout or sys.stdout
     source = stdin or sys.stdin

@@ -1,7 +1,5 @@
 """``deduce assist checkpoint-charlie`` driven end to end through its own input and output streams."""
 
-import io
-import json
 import subprocess
 import sys
 
@@ -10,31 +8,26 @@ import numpy as np
 import solvers
 from deduce.assist_checkpoint_charlie import cat_code
 from deduce.assist_game import GameAssistant, adapter_for
-from deduce.cli import build_parser
-from deduce.cli.assist import run
 from deduce.games.checkpoint_charlie import CheckpointCharlieGame
 from deduce.logs import export_log, load_log, view_knowledge
+from tests.integration.test_assist_session import (
+    assert_refused,
+    last_status,
+    saved,
+)
+from tests.integration.test_assist_session import session as run_session
 
 SETUP = ["ann, bob, cy", "ann", ""]
 
 
 def session(tmp_path, lines, *extra, name="game.json"):
-    """Run one assistant session on ``lines``; returns (exit code, transcript, log path)."""
-    path = tmp_path / name
-    args = build_parser().parse_args(["assist", "checkpoint-charlie", "--log", str(path), *extra])
-    out = io.StringIO()
-    code = run(args, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
-    return code, out.getvalue(), path
+    """Run one checkpoint-charlie session on ``lines``; returns (exit code, transcript, log path)."""
+    return run_session(tmp_path, "checkpoint-charlie", lines, *extra, name=name)
 
 
-def saved(path):
-    return json.loads(path.read_text())
-
-
-def last_status(text):
-    """The last grid and answer in a transcript (from its header row to the arrest line)."""
-    start = text.rindex("  ann  bob   cy")
-    return text[start : text.index("\n", text.index("arrest:", start))]
+def status_of(text):
+    """The last grid and answer in a transcript."""
+    return last_status(text, "  ann  bob   cy", "arrest:")
 
 
 def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
@@ -72,11 +65,11 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     log = saved(path)
     assert [e["type"] for e in log["events"]] == ["round", "side", "side", "flip", "flip", "hound", "flip"]
     load_log(path)
-    before = last_status(out)
+    before = status_of(out)
 
     code, out2, _ = session(tmp_path, ["grid", "arrest me hgocn", "undo 3", "quit"])
     assert code == 0 and "Resumed a game with 7 events." in out2
-    assert last_status(out2[: out2.index("> arrest")]) == before
+    assert status_of(out2[: out2.index("> arrest")]) == before
     assert "event 7: ann arrested hgocn (hat, glasses, orange, coat, newspaper) from ann's row" in out2
     assert "arrest: you arrested hgocn" in out2
     # the flip an arrest depends on cannot be undone before the arrest
@@ -103,10 +96,7 @@ def test_bad_input_never_changes_the_log(tmp_path):
     code, out, _ = session(tmp_path, [*bad, "quit"])
     assert code == 0 and "Traceback" not in out
     assert path.read_text() == before
-    errors = [line for line in out.splitlines() if line.startswith("error:")]
-    assert len(errors) == len(bad)
-    for line, message in bad.items():
-        assert any(message in e for e in errors), (line, errors)
+    assert_refused(out, bad)
 
 
 def test_a_scripted_session_through_the_real_command(tmp_path):

@@ -1,7 +1,5 @@
 """``deduce assist mafia-code`` driven end to end through its own input and output streams."""
 
-import io
-import json
 import subprocess
 import sys
 
@@ -9,11 +7,15 @@ import numpy as np
 
 import solvers
 from deduce.assist_game import GameAssistant, adapter_for
-from deduce.cli import build_parser
-from deduce.cli.assist import run
 from deduce.errors import TooLarge
 from deduce.games.mafia_code import MafiaCodeGame
 from deduce.logs import export_log, load_log
+from tests.integration.test_assist_session import (
+    assert_refused,
+    last_status,
+    saved,
+)
+from tests.integration.test_assist_session import session as run_session
 
 HAND = "red a, red b, yel c, gre d, gre e, blu c, blue e, pur f, whi a, whi b"
 HAND_NAMES = ["red A", "red B", "yellow C", "green D", "green E", "blue C", "blue E", "purple F", "white A", "white B"]
@@ -21,22 +23,13 @@ SETUP = ["ann, bob, cy", "ann", HAND]
 
 
 def session(tmp_path, lines, *extra, name="game.json"):
-    """Run one assistant session on ``lines``; returns (exit code, transcript, log path)."""
-    path = tmp_path / name
-    args = build_parser().parse_args(["assist", "mafia-code", "--log", str(path), *extra])
-    out = io.StringIO()
-    code = run(args, stdin=io.StringIO("".join(line + "\n" for line in lines)), stdout=out)
-    return code, out.getvalue(), path
-
-
-def saved(path):
-    return json.loads(path.read_text())
+    """Run one mafia-code session on ``lines``; returns (exit code, transcript, log path)."""
+    return run_session(tmp_path, "mafia-code", lines, *extra, name=name)
 
 
 def grid_of(text):
-    """The last grid and answer in a transcript (from its header row to the guess line)."""
-    start = text.rindex("       ann")
-    return text[start : text.index("\n", text.index("guess:", start))]
+    """The last grid and answer in a transcript."""
+    return last_status(text, "       ann", "guess:")
 
 
 def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
@@ -110,10 +103,7 @@ def test_bad_input_never_changes_the_log(tmp_path):
     code, out, _ = session(tmp_path, [*bad, "hit cy bob red a", "", "quit"])
     assert code == 0 and "Traceback" not in out
     assert path.read_text() == before
-    errors = [line for line in out.splitlines() if line.startswith("error:")]
-    assert len(errors) == len(bad)
-    for line, message in bad.items():
-        assert any(message in e for e in errors), (line, errors)
+    assert_refused(out, bad)
     assert "not added: this contradicts event 0 (ann's hand:" in out  # ann holds red A
     assert "dropped the new event; the log is unchanged" in out
 

@@ -2,13 +2,13 @@
 
 import copy
 
-import numpy as np
 import pytest
 
 import solvers
 from deduce import LogError
 from deduce.games.alibi import AlibiGame
 from deduce.logs import export_log, load_log, read_log, view_knowledge
+from tests.integration.test_assist_session import played as seeded_game
 
 GAME = AlibiGame(num_players=4)
 STATE = GAME.new_initial_state(5)
@@ -33,15 +33,7 @@ def with_events(*extra):
 
 
 def played(seed, steps, players):
-    game = AlibiGame(num_players=players)
-    state = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
-    return game, state
+    return seeded_game("alibi", seed, steps, num_players=players)
 
 
 def test_the_view_is_rebuilt_from_the_events():

@@ -2,14 +2,14 @@
 
 import copy
 
-import numpy as np
 import pytest
 
 import solvers
 from deduce import LogError
-from deduce.games.checkpoint_charlie import CheckpointCharlieGame, face
+from deduce.games.checkpoint_charlie import face
 from deduce.games.checkpoint_charlie_log import CAT_NAMES
 from deduce.logs import export_log, load_log, read_log, view_knowledge
+from tests.integration.test_assist_session import played as seeded_game
 
 HGOCN = "hat, glasses, orange, coat, newspaper"
 LOG = {
@@ -36,15 +36,7 @@ def with_events(*extra):
 
 
 def played(seed, steps, **config):
-    game = CheckpointCharlieGame(**config)
-    state = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
-    return game, state
+    return seeded_game("checkpoint-charlie", seed, steps, **config)
 
 
 def test_the_view_is_rebuilt_from_the_events():

@@ -2,13 +2,13 @@
 
 import copy
 
-import numpy as np
 import pytest
 
 import solvers
 from deduce import LogError
-from deduce.games.crime_hotel import CrimeHotelGame, Space
+from deduce.games.crime_hotel import Space
 from deduce.logs import export_log, load_log, read_log, view_knowledge
+from tests.integration.test_assist_session import played as seeded_game
 
 LOG = {
     "game": "crime-hotel",
@@ -37,15 +37,7 @@ def with_events(*extra):
 
 
 def played(seed, steps, **config):
-    game = CrimeHotelGame(**config)
-    state = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
-    return game, state
+    return seeded_game("crime-hotel", seed, steps, **config)
 
 
 def test_the_view_is_rebuilt_from_the_events():

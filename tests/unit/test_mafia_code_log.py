@@ -2,13 +2,12 @@
 
 import copy
 
-import numpy as np
 import pytest
 
 import solvers
 from deduce import LogError
-from deduce.games.mafia_code import MafiaCodeGame
 from deduce.logs import export_log, load_log, read_log
+from tests.integration.test_assist_session import played as seeded_game
 
 HAND = ["red A", "red B", "yellow C", "green D", "green E", "blue C", "blue E", "purple F", "white A", "white B"]
 LOG = {
@@ -32,16 +31,7 @@ def with_events(*extra):
 
 
 def played(seed, steps, **config):
-    """A seeded game after ``steps`` seeded random actions."""
-    game = MafiaCodeGame(**config)
-    state = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
-    return game, state
+    return seeded_game("mafia-code", seed, steps, **config)
 
 
 def test_the_view_is_rebuilt_from_the_events():
