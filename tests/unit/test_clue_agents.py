@@ -162,3 +162,15 @@ def test_real_waiting_value_is_a_probability():
     dist = agent.envelope_distribution(obs)
     p = max(dist.values()) / sum(dist.values())
     assert 0.0 <= agent.waiting_value(obs, p) <= 1.0
+
+
+def test_default_floor_is_one_over_the_opponents(monkeypatch):
+    agent, obs = _after_first_answer(gamble=True)
+    agent.min_gamble = None  # the default: 1 / 2 at 3 players
+    monkeypatch.setattr(agent, "waiting_value", lambda obs, p: 0.0)
+    dist = agent.envelope_distribution(obs)
+    p = max(dist.values()) / sum(dist.values())
+    assert p < 0.5
+    assert agent.act(obs) == EndTurn()
+    agent.min_gamble = p
+    assert isinstance(agent.act(obs), Accuse)
