@@ -18,6 +18,10 @@ Per (matchup, players, agent) it prints:
   base (exact counts) from just before its suggestion to just after the answer;
 - the median / max seconds ``infogain`` spent scoring all legal suggestions.
 
+``--solo A,B --seats G`` instead measures speed alone: on G deals, agent A (then B) in seat 0
+and ``deductive`` elsewhere, nobody accusing, the own suggestions each seat needs before its
+knowledge base settles the envelope.
+
 ``--seats N`` (default 300) plays enough rounds that each agent fills about N seats per matchup
 and player count; ``--players 3,4,6``, ``--workers`` (processes), ``--quick`` (about 30 seats),
 ``--pairs "A/B;C/D"`` other matchups (an agent may carry parameters: ``infogain:leak_weight=1``),
@@ -38,7 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import agents
-from deduce.games.clue import ENVELOPE, ClueGame, Suggest
+from deduce.games.clue import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
 from deduce.play import seeds_for
 from deduce.tournament.stats import wilson
 from solvers.infogain import entropy_bits, joint_sets
@@ -119,6 +123,47 @@ def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
         "scoring_seconds": timings,
         "game_turns": state.turns,
     }
+
+
+def solo_speed(players: int, spec: str, games: int, seed: int = 0, max_turns: int = 300) -> dict[str, Any]:
+    """Own suggestions until certainty, nobody accusing: ``spec`` in seat 0, ``deductive`` in
+    the others, the same deals for every ``spec``. Accusations (and looks at the pile) are
+    replaced by ending the turn, so every seat plays on until its own knowledge base settles
+    the envelope; reports seat 0's mean and the opponents' (whom seat 0's questions help too)."""
+    from solvers.exact import ExactSolver
+
+    exact = ExactSolver()
+    mine: list[int] = []
+    theirs: list[int] = []
+    for g in range(games):
+        game = ClueGame(num_players=players, max_turns=max_turns)
+        deal_seed, *agent_seeds = seeds_for(seed * 1_000_003 + g, players + 1)
+        state = game.new_initial_state(deal_seed)
+        team = [_agent(spec)] + [_agent("deductive") for _ in range(players - 1)]
+        for i, a in enumerate(team):
+            a.reset(game, i, agent_seeds[i])
+        own = [0] * players
+        done: list[int | None] = [None] * players
+        while not state.is_terminal() and None in done:
+            seat = state.current_player
+            obs = state.observation(seat)
+            if state.phase == "start" and done[seat] is None:
+                kb = game.knowledge(obs)
+                possible = exact.possible(kb)
+                if all(possible[list(cat), kb.loc(ENVELOPE)].sum() == 1 for cat in game.categories):
+                    done[seat] = own[seat]
+            action = team[seat].act(obs)
+            if isinstance(action, (Accuse, ViewExtra)):
+                legal = state.legal_actions()
+                action = EndTurn() if EndTurn() in legal else next(a for a in legal if isinstance(a, Suggest))
+            own[seat] += isinstance(action, Suggest)
+            state.apply(action)
+        if done[0] is not None:
+            mine.append(done[0])
+        theirs.extend(d for d in done[1:] if d is not None)
+    return {"players": players, "agent": spec, "games": games, "own_turns": statistics.mean(mine) if mine else None,
+            "opponents_turns": statistics.mean(theirs) if theirs else None,
+            "unsettled": games * players - len(mine) - len(theirs)}
 
 
 def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:
@@ -247,7 +292,17 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--log", metavar="FILE", help="append every game as a JSON line as it ends")
     parser.add_argument("--summarise", metavar="FILE", help="only print the table of a --log file")
+    parser.add_argument("--solo", metavar="AGENTS", help="comma-separated agents: own suggestions to certainty "
+                        "(nobody accuses), --seats games each")
     args = parser.parse_args(argv)
+    if args.solo:
+        rows = [solo_speed(int(p), spec, args.seats, args.seed)
+                for p in args.players.split(",") if p for spec in args.solo.split(",")]
+        for r in rows:
+            out(json.dumps(r) if args.json else
+                f"{r['players']} players {r['agent']:28} own suggestions to certainty {_f(r['own_turns'], '.2f')}, "
+                f"deductive opponents {_f(r['opponents_turns'], '.2f')} ({r['games']} deals, {r['unsettled']} unsettled)")
+        return 0
     if args.summarise:
         with open(args.summarise) as fh:
             report = summarise([json.loads(line) for line in fh if line.strip()])
