@@ -141,7 +141,7 @@ class SolverAgent(Agent):
     def __init__(
         self,
         solver: str = "split",
-        limit: int = 50_000_000,
+        limit: int = 1_000_000_000,
         lookahead: int = 3,
         leak_weight: float = 0.0,
         **params: Any,
