@@ -19,7 +19,7 @@ __all__ = ["register", "notebook_json", "render_notebook", "explain_card"]
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve", help="print the detective's notebook for a game log")
     p.add_argument("log", help="game log (JSON file; '-' reads standard input)")
-    p.add_argument("--solver", default="auto", help="backend: auto, exact, cpsat, csp, brute (default auto)")
+    p.add_argument("--solver", default="auto", help="backend: auto, exact, split, cpsat, csp, brute, or any registered name (default auto)")
     p.add_argument("--json", action="store_true", help='print {"worlds": N, "probabilities": {card: {location: p}}}')
     p.add_argument("--fractions", action="store_true", help="print exact fractions instead of decimals")
     p.add_argument("--top", type=int, default=10, help="how many envelope candidates to list (default 10)")
