@@ -12,7 +12,7 @@ import importlib
 import importlib.util
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +228,18 @@ class LogReader:
         if taken:
             raise self.fail(f"{' and '.join(map(repr, taken))} {'is not a player name' if len(taken) == 1 else 'are not player names'}")
         return players
+
+    def raw_events(self) -> Iterator[dict[str, Any]]:
+        """The log's events one by one, each an object with a ``type``; errors raised while one
+        is being read name it (``self.index`` and ``self.raw`` follow the iteration)."""
+        raw_events = self.data.get("events", [])
+        if not isinstance(raw_events, list):
+            raise self.fail("'events' must be a list")
+        for i, raw in enumerate(raw_events):
+            self.index, self.raw = i, raw
+            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+                raise self.fail("an event must be an object with a 'type'")
+            yield raw
 
     def keys(self, raw: Mapping[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
         """Refuse an event with a missing or an unknown field."""

@@ -103,14 +103,8 @@ class _Reader(LogReader):
 
     # -- events ------------------------------------------------------------------------------
     def events(self) -> list[Event]:
-        raw_events = self.data.get("events", [])
-        if not isinstance(raw_events, list):
-            raise self.fail("'events' must be a list")
         out: list[Event] = []
-        for i, raw in enumerate(raw_events):
-            self.index, self.raw = i, raw
-            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-                raise self.fail("an event must be an object with a 'type'")
+        for raw in self.raw_events():
             if self.revealed:
                 raise self.fail("the box was opened: the game is over")
             if self.accused is not None and raw["type"] not in ("reveal",):

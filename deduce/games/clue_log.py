@@ -139,16 +139,10 @@ class _Reader(LogReader):
 
     # -- events ------------------------------------------------------------------------------
     def events(self, seat: int | None, hand_sizes: Sequence[int]) -> list[Event]:
-        raw_events = self.data.get("events", [])
-        if not isinstance(raw_events, list):
-            raise self.fail("'events' must be a list")
         out: list[Event] = []
         self.eliminated: dict[int, int] = {}  # player -> event index of its wrong accusation
         self.ended: int | None = None
-        for i, raw in enumerate(raw_events):
-            self.index, self.raw = i, raw
-            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-                raise self.fail("an event must be an object with a 'type'")
+        for raw in self.raw_events():
             if self.ended is not None and raw["type"] in ("suggestion", "accusation"):
                 raise self.fail(f"the game ended with the correct accusation of event {self.ended}")
             out.append(self.event(raw, seat, hand_sizes))

@@ -100,14 +100,8 @@ class _Reader(LogReader):
 
     # -- events ------------------------------------------------------------------------------
     def events(self, seat: int | None) -> list[Event]:
-        raw_events = self.data.get("events", [])
-        if not isinstance(raw_events, list):
-            raise self.fail("'events' must be a list")
         out: list[Event] = []
-        for i, raw in enumerate(raw_events):
-            self.index, self.raw = i, raw
-            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-                raise self.fail("an event must be an object with a 'type'")
+        for raw in self.raw_events():
             if self.ended is not None and raw["type"] in ("code", "guess"):
                 raise self.fail(f"the game ended at event {self.ended}, when a player had revealed every card")
             out.append(self.event(raw))
