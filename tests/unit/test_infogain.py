@@ -46,8 +46,8 @@ def preferred_of(obs, asker: int) -> dict[int, set[int]]:
     return out
 
 
-def brute_gain(worlds, env, cards, responders, preferred):
-    """Joint (answer, envelope) over every listed world; exact fractions, then entropies."""
+def brute_answers(worlds, env, cards, responders, preferred) -> dict:
+    """{answer: {envelope: exact weight}} over every listed world, refuters per RULES §5C."""
     joint: dict = {}
     for w in worlds:
         e = tuple(sorted(int(k) for k in np.flatnonzero(w == env)))
@@ -56,10 +56,18 @@ def brute_gain(worlds, env, cards, responders, preferred):
             if held:
                 pool = [k for k in held if k in preferred.get(r, ())] or held
                 for k in pool:
-                    joint[(r, k), e] = joint.get(((r, k), e), 0) + Fraction(1, len(pool))
+                    row = joint.setdefault((r, k), {})
+                    row[e] = row.get(e, 0) + Fraction(1, len(pool))
                 break
         else:
-            joint[None, e] = joint.get((None, e), 0) + 1
+            row = joint.setdefault(None, {})
+            row[e] = row.get(e, 0) + 1
+    return joint
+
+
+def brute_gain(worlds, env, cards, responders, preferred):
+    """Joint (answer, envelope) over every listed world; exact fractions, then entropies."""
+    joint = {(a, e): v for a, row in brute_answers(worlds, env, cards, responders, preferred).items() for e, v in row.items()}
     total = sum(joint.values())
 
     def h(d):
@@ -99,20 +107,7 @@ def test_gain_matches_brute_force(players, seed, steps):
 
 def brute_certainty(worlds, env, cards, responders, preferred) -> Fraction:
     """P(the answer leaves one envelope), by listing every world."""
-    joint: dict = {}
-    for w in worlds:
-        e = tuple(sorted(int(k) for k in np.flatnonzero(w == env)))
-        for r in responders:
-            held = [k for k in cards if w[k] == r]
-            if held:
-                pool = [k for k in held if k in preferred.get(r, ())] or held
-                for k in pool:
-                    joint.setdefault((r, k), {}).setdefault(e, Fraction(0))
-                    joint[(r, k)][e] += Fraction(1, len(pool))
-                break
-        else:
-            joint.setdefault(None, {}).setdefault(e, Fraction(0))
-            joint[None][e] += 1
+    joint = brute_answers(worlds, env, cards, responders, preferred)
     total = sum(sum(d.values()) for d in joint.values())
     return sum((sum(d.values()) for d in joint.values() if len(d) == 1), Fraction(0)) / total
 
@@ -193,20 +188,7 @@ def test_leak_weight_subtracts_the_public_part(players, seed, steps):
 
 def brute_hartley_gain(worlds, env, cards, responders, preferred) -> float:
     """Expected fall of log2(number of possible envelopes), by listing every world."""
-    joint: dict = {}
-    for w in worlds:
-        e = tuple(sorted(int(k) for k in np.flatnonzero(w == env)))
-        for r in responders:
-            held = [k for k in cards if w[k] == r]
-            if held:
-                pool = [k for k in held if k in preferred.get(r, ())] or held
-                for k in pool:
-                    joint.setdefault((r, k), {}).setdefault(e, Fraction(0))
-                    joint[(r, k)][e] += Fraction(1, len(pool))
-                break
-        else:
-            joint.setdefault(None, {}).setdefault(e, Fraction(0))
-            joint[None][e] += 1
+    joint = brute_answers(worlds, env, cards, responders, preferred)
     total = sum(sum(d.values()) for d in joint.values())
     before = len({e for d in joint.values() for e in d})
     after = sum(float(sum(d.values()) / total) * log2(len(d)) for d in joint.values())
