@@ -13,8 +13,21 @@ __all__ = ["AutoSolver"]
 
 #: game-specific exact enumerators first (they refuse every other knowledge base), then the
 #: static counter, the static counter by branches (where the first one found the DP too large:
-#: Mafia Code's crossing counts), the time-indexed counter and checker, and the general backends.
+#: Mafia Code's crossing counts; tried first when the DP is sure to be too wide), the time-indexed
+#: counter and checker, and the general backends.
 _PREFERENCE = ("checkpoint", "exact", "split", "chain", "epoch", "cpsat", "csp", "brute")
+
+
+def _too_wide(kb: KnowledgeBase) -> bool:
+    """Whether the class DP's state would be wider than its fast kernels allow (Mafia Code's
+    crossing counts at 4 players): ``exact`` would spend its whole budget before refusing, so
+    ``split``, which branches such knowledge bases into narrow ones, goes first. Cheap: a bound
+    from the simplified counts, no DP."""
+    from solvers._exact_core import problem_from_kb, simplify
+    from solvers.mafia_code import _MAX_BITS, _min_bits
+
+    q = simplify(problem_from_kb(kb))
+    return q is not None and _min_bits(q) > _MAX_BITS
 
 
 class AutoSolver(Solver):
@@ -34,6 +47,10 @@ class AutoSolver(Solver):
         found = [b for b in self._backends if b.supports(kb)]
         if not found:
             raise NotSupported("auto: no backend supports this knowledge base")
+        names = [b.name for b in found]
+        if "exact" in names and "split" in names and names.index("exact") < names.index("split") and _too_wide(kb):
+            split = found.pop(names.index("split"))
+            found.insert(names.index("exact"), split)
         return found
 
     def _first(self, kb: KnowledgeBase, query: str, *args: object):

@@ -496,3 +496,22 @@ def test_split_rejects_bad_limits_and_refuses_past_its_budget():
     with pytest.raises(TooLarge, match="split"):
         SplitSolver(limit=10_000).tallies(kb)
     assert solvers.get("split").count(kb) == 1248  # a refusal leaves nothing behind
+
+
+def test_auto_sends_knowledge_too_wide_for_the_class_dp_to_split_first():
+    """``exact`` would spend its budget before refusing this state; ``auto`` asks ``split``
+    first, and keeps ``exact`` first where its DP is narrow (a 2-player state, any Clue state)."""
+    import solvers
+    from deduce.games.clue import ClueGame
+
+    auto = solvers.get("auto")
+    s = _random_state(4, 1, 11)
+    wide = s.game.knowledge(s.observation(s.current_player))
+    order = [b.name for b in auto._pick(wide)]
+    assert order.index("split") < order.index("exact")
+    assert auto.tallies(wide) == solvers.get("split").tallies(wide)
+    narrow = _random_state(2, 1, 11)
+    clue = ClueGame(num_players=6)
+    for kb in (narrow.game.knowledge(narrow.observation(0)), clue.knowledge(clue.new_initial_state(1).observation(0))):
+        order = [b.name for b in auto._pick(kb)]
+        assert order.index("exact") < order.index("split")
