@@ -16,10 +16,18 @@ never from the true state.
   twice, and offered when at least ``min_gamble``) and *go on* (a rollout), chosen by UCB1.
   The most visited suggestion is played (a random member of its symmetry class) if its mean
   beats the most informative candidate's by ``confidence`` standard errors; otherwise the
-  most informative one (rollout values are noisy; information is a strong default).
-- **After the suggestion.** Accuse when certain; otherwise, if the best accusation chance
-  (looking at the pile first when allowed) is at least ``min_gamble``, estimate the chance of
-  winning by going on with rollouts until the deadline and gamble when it is lower.
+  most informative one, ``infogain``'s own choice when every class was scored in time
+  (rollout values are noisy; information is a strong default).
+- **After the suggestion.** Accuse when certain, look at the pile when that settles the
+  envelope. Otherwise ``gambles_by`` decides, never on a chance (looking at the pile first when
+  allowed) below ``min_gamble`` (default one over the number of opponents, as ``infogain``):
+  ``"mirror"`` (default) gambles exactly when ``infogain`` would, when the chance beats the
+  value of waiting a lap in its mirror race model (``agents.clue.InfogainAgent.waiting_value``,
+  from the exact chance that the next best question settles the envelope); ``"rollouts"``
+  when it beats the chance of winning by going on estimated with rollouts until the deadline;
+  ``"both"`` only when both say so. Timing gambles decides most games at 4 and 6 players,
+  and the mirror rule beat the rollout estimate there (README), so it is the default policy
+  and the search only deviates from ``infogain`` on suggestions, where it is confident.
 - **Rollouts** play the race to the end on the sampled world with cheap opponent models: each
   live player is a rule-propagating notebook (own hand, cards shown, passes, refutation
   clauses, hand and envelope counts) that suggests unplaced envelope candidates, accuses as
@@ -49,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.clue import InfogainAgent
 from agents.clue_search import REFUTE_POLICIES, refute, suggestion_classes
 from deduce.constraints import At, Constraint, NotAt
 from deduce.games.base import Action, Observation
@@ -68,7 +77,10 @@ from deduce.games.clue import (
 )
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["ISMCTSAgent", "AGENTS", "Notebook", "Race", "SearchRecord"]
+__all__ = ["ISMCTSAgent", "AGENTS", "GAMBLE_POLICIES", "Notebook", "Race", "SearchRecord"]
+
+#: who decides a gamble after the suggestion: infogain's mirror race model, rollouts, or both
+GAMBLE_POLICIES = ("mirror", "rollouts", "both")
 
 Answer = tuple[int, int] | None  # (refuter, card shown) or None: everybody passed
 _BATCH = 8  # suggestion classes scored per DP batch
@@ -352,7 +364,8 @@ class ISMCTSAgent(Agent):
     budget; ``c_puct`` PUCT exploration at the root and ``c_uct`` UCB1
     at answer nodes; ``confidence`` how many standard errors the most visited suggestion's
     mean must beat the most informative one's by to be played; ``min_gamble`` the smallest accusation chance short of certainty it
-    considers; ``gamble`` (False: accuse only when certain); ``view_extra`` (look at the
+    considers (None: one over the number of opponents); ``gambles_by`` ``"mirror"``,
+    ``"rollouts"`` or ``"both"`` (who decides a gamble, see the module docstring); ``gamble`` (False: accuse only when certain); ``view_extra`` (look at the
     leftover pile before a gamble when allowed); ``horizon`` rollout laps; ``rollout_gamble``
     the number of envelope candidates at or below which rollout players gamble (0: never);
     ``refute`` one of
@@ -371,7 +384,8 @@ class ISMCTSAgent(Agent):
         c_puct: float = 1.0,
         c_uct: float = 0.5,
         confidence: float = 1.0,
-        min_gamble: float = 0.5,
+        min_gamble: float | None = None,
+        gambles_by: str = "mirror",
         gamble: bool = True,
         view_extra: bool = True,
         horizon: int = 10,
@@ -383,12 +397,14 @@ class ISMCTSAgent(Agent):
         super().__init__(
             deadline=deadline, budget=budget, iterations=iterations, top_k=top_k, score_share=score_share,
             c_puct=c_puct, c_uct=c_uct, confidence=confidence,
-            min_gamble=min_gamble, gamble=gamble, view_extra=view_extra, horizon=horizon,
+            min_gamble=min_gamble, gambles_by=gambles_by, gamble=gamble, view_extra=view_extra, horizon=horizon,
             rollout_gamble=rollout_gamble, refute=refute,
             limit=limit, **params,
         )
         from solvers._exact_core import DEFAULT_LIMIT
 
+        if gambles_by not in GAMBLE_POLICIES:
+            raise ValueError(f"ismcts: gambles_by must be one of {GAMBLE_POLICIES}, not {gambles_by!r}")
         if refute not in REFUTE_POLICIES:
             raise ValueError(f"ismcts: refute must be one of {REFUTE_POLICIES}, not {refute!r}")
         if deadline <= 0 or not 0 < budget <= 1:
@@ -405,7 +421,8 @@ class ISMCTSAgent(Agent):
         self.c_puct = float(c_puct)
         self.c_uct = float(c_uct)
         self.confidence = float(confidence)
-        self.min_gamble = float(min_gamble)
+        self.min_gamble = None if min_gamble is None else float(min_gamble)
+        self.gambles_by = gambles_by
         self.gamble = bool(gamble)
         self.view_extra = bool(view_extra)
         self.horizon = int(horizon)
@@ -415,6 +432,8 @@ class ISMCTSAgent(Agent):
         #: the clock every deadline is measured on (tests replace it)
         self.clock: Callable[[], float] = time.perf_counter
         self._solver: Any = None
+        #: infogain's own waiting value (the mirror race model) is reused, not repeated
+        self._mirror = InfogainAgent(gamble=True, limit=self.limit)
         #: per decision: (turn, kind, seconds), as the lookahead agent keeps it
         self.timing: list[tuple[int, str, float]] = []
         #: (turn, accusation chance) of every accusation made while not certain
@@ -426,6 +445,7 @@ class ISMCTSAgent(Agent):
 
     def reset(self, game: Any, player: int, seed: Any = None) -> None:
         super().reset(game, player, seed)
+        self._mirror.reset(game, player, seed)
         self.timing = []
         self.gambles = []
         self.searches = []
@@ -516,15 +536,25 @@ class ISMCTSAgent(Agent):
         if EndTurn() in legal:
             if view >= 1.0:
                 return ViewExtra(), "view"  # the pile settles the envelope: no gamble at all
-            if self.gamble and view >= self.min_gamble:
-                go_on = self._estimate_go_on(obs, kb, t0, stop)
-                if view > go_on:
-                    self.gambles.append((obs.turn, view))
-                    return (ViewExtra() if viewable else Accuse(best)), "gamble"  # type: ignore[arg-type]
+            if self.gamble and view >= self._floor(obs) and self._gamble_beats_waiting(obs, kb, top, view, t0, stop):
+                self.gambles.append((obs.turn, view))
+                return (ViewExtra() if viewable else Accuse(best)), "gamble"  # type: ignore[arg-type]
             return EndTurn(), "end"
         if not any(isinstance(a, Suggest) for a in legal):
             return Accuse(best), "accuse"  # type: ignore[arg-type]
         return self._search(obs, kb, t0, stop), "suggest"
+
+    def _floor(self, obs: ClueObservation) -> float:
+        """The smallest accusation chance short of certainty worth a gamble."""
+        return 1.0 / (obs.num_players - 1) if self.min_gamble is None else self.min_gamble
+
+    def _gamble_beats_waiting(self, obs: ClueObservation, kb: KnowledgeBase, top: float, view: float,
+                              t0: float, stop: float) -> bool:
+        """Whether accusing now (chance ``top``, ``view`` after looking at the pile when
+        allowed) beats ending the turn, by ``gambles_by``'s judge(s)."""
+        if self.gambles_by != "rollouts" and view <= self._mirror.waiting_value(obs, top):
+            return False
+        return self.gambles_by == "mirror" or view > self._estimate_go_on(obs, kb, t0, stop)
 
     def _estimate_go_on(self, obs: ClueObservation, kb: KnowledgeBase, t0: float, stop: float) -> float:
         """The chance of winning by ending the turn now, from rollouts until ``stop``."""
@@ -654,7 +684,7 @@ class ISMCTSAgent(Agent):
         node.visits += 1
         if node.gamble >= 1.0 - 1e-12:
             return 1.0
-        can_gamble = self.gamble and node.gamble >= self.min_gamble
+        can_gamble = self.gamble and node.gamble >= self._floor(obs)
         if can_gamble and node.go_visits:
             index = node.go_wins / node.go_visits + self.c_uct * sqrt(log(node.visits) / node.go_visits)
             if node.gamble >= index:

@@ -181,22 +181,48 @@ def _fifty_fifty(**params) -> tuple[ISMCTSAgent, object]:
 
 
 def test_gambles_when_going_on_is_worth_less():
-    agent, obs = _fifty_fifty()
+    agent, obs = _fifty_fifty(gambles_by="rollouts")
     agent._estimate_go_on = lambda *a: 0.2  # type: ignore[method-assign]
     action = agent.act(obs)
     assert isinstance(action, Accuse) and action.cards in envelope_counts(agent.game, obs)  # type: ignore[arg-type]
     assert agent.gambles == [(obs.turn, pytest.approx(0.5))]  # type: ignore[attr-defined]
-    agent, obs = _fifty_fifty()
+    agent, obs = _fifty_fifty(gambles_by="rollouts")
     agent._estimate_go_on = lambda *a: 0.8  # type: ignore[method-assign]
     assert agent.act(obs) == EndTurn()
     for params in ({"gamble": False}, {"min_gamble": 0.6}):  # never below its threshold
-        agent, obs = _fifty_fifty(**params)
+        agent, obs = _fifty_fifty(gambles_by="rollouts", **params)
         agent._estimate_go_on = lambda *a: 0.0  # type: ignore[method-assign]
         assert agent.act(obs) == EndTurn()
 
 
+def _judged(gambles_by: str, wait: float, go_on: float, **params) -> object:
+    """The action after a fifty-fifty answer when the mirror model values waiting at ``wait``
+    and the rollouts value going on at ``go_on``."""
+    agent, obs = _fifty_fifty(gambles_by=gambles_by, **params)
+    agent._mirror.waiting_value = lambda *a: wait  # type: ignore[method-assign]
+    agent._estimate_go_on = lambda *a: go_on  # type: ignore[method-assign]
+    return agent.act(obs)
+
+
+def test_mirror_policy_gambles_when_infogain_would():
+    """The default gamble judge is infogain's mirror race model: the same decision on the same
+    knowledge, and only the judges ``gambles_by`` names have a say."""
+    agent, obs = _fifty_fifty()
+    mirror = agents.get("infogain", game="clue")
+    mirror.reset(agent.game, 0, 3)
+    assert isinstance(agent.act(obs), Accuse) == isinstance(mirror.act(obs), Accuse)
+    assert isinstance(_judged("mirror", 0.3, 1.0), Accuse)  # rollouts have no say
+    assert _judged("mirror", 0.7, 0.0) == EndTurn()
+    assert _judged("mirror", 0.3, 1.0, min_gamble=0.6) == EndTurn()  # never below the floor
+    assert isinstance(_judged("both", 0.3, 0.2), Accuse)
+    assert _judged("both", 0.3, 0.8) == EndTurn()  # the rollouts veto
+    assert _judged("both", 0.7, 0.0) == EndTurn()  # the mirror vetoes
+    with pytest.raises(ValueError, match="gambles_by"):
+        ISMCTSAgent(gambles_by="dice")
+
+
 def test_rollout_estimate_is_a_probability_from_real_rollouts():
-    agent, obs = _fifty_fifty(deadline=1e9, iterations=30)
+    agent, obs = _fifty_fifty(deadline=1e9, iterations=30, gambles_by="rollouts")
     action = agent.act(obs)
     rec = agent.searches[-1]
     assert rec.kind == "after" and rec.iterations == 30 and 0.0 <= rec.go_on <= 1.0
