@@ -149,8 +149,11 @@ class _Pruned:
                 m.AddBoolOr([])  # k cards must move but none can: infeasible
 
     def solve(self, assumptions: Sequence = (), seed: int = 0, objective: dict | None = None,
-              time_limit: float | None = None) -> np.ndarray | None:
-        """A world ``[epoch, card]`` or None when there is none (under ``assumptions``)."""
+              work_limit: float | None = None) -> np.ndarray | None:
+        """A world ``[epoch, card]`` or None when there is none (under ``assumptions``).
+        ``work_limit`` bounds an optimisation in CP-SAT's deterministic time units (about
+        seconds), never in wall time: a wall-clock limit would let machine load decide which
+        world comes back, and with it every answer built on it."""
         m = self.model
         m.ClearAssumptions()
         if assumptions:
@@ -168,8 +171,8 @@ class _Pruned:
         solver.parameters.cp_model_probing_level = 0
         solver.parameters.symmetry_level = 0
         solver.parameters.linearization_level = 0
-        if time_limit is not None:
-            solver.parameters.max_time_in_seconds = float(time_limit)
+        if work_limit is not None:
+            solver.parameters.max_deterministic_time = float(work_limit)
         status = solver.Solve(m)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return None
@@ -391,7 +394,7 @@ class EpochSampler(Solver):
             if i > 0 and open_cells:
                 weights = rng.integers(0, 100, size=len(open_cells))
                 objective = {model.x[e][c][int(z)]: int(wt) for (c, z), wt in zip(open_cells, weights, strict=True)}
-            w = model.solve(seed=int(rng.integers(2**31)), objective=objective, time_limit=0.2)
+            w = model.solve(seed=int(rng.integers(2**31)), objective=objective, work_limit=0.2)
             if w is None:
                 w = model.solve(seed=i)
             if w is None:
