@@ -46,6 +46,16 @@ def preferred_of(obs, asker: int) -> dict[int, set[int]]:
     return out
 
 
+def asker_view(game: ClueGame, seed: int, steps: int):
+    """(knowledge base, envelope location, responders in order, refuters' preferred cards) of
+    the random asker after ``steps`` random suggestions of game ``seed``."""
+    state, asker = played(game, seed, steps)
+    obs = state.observation(asker)
+    kb = game.knowledge(obs)
+    n = game.num_players
+    return kb, kb.loc("envelope"), [(asker + k) % n for k in range(1, n)], preferred_of(obs, asker)
+
+
 def brute_answers(worlds, env, cards, responders, preferred) -> dict:
     """{answer: {envelope: exact weight}} over every listed world, refuters per RULES §5C."""
     joint: dict = {}
@@ -87,12 +97,7 @@ def brute_gain(worlds, env, cards, responders, preferred):
 @pytest.mark.parametrize("players,seed,steps", [(3, 1, 0), (3, 2, 2), (3, 5, 4), (4, 3, 1), (4, 7, 3)])
 def test_gain_matches_brute_force(players, seed, steps):
     game = small_game(players)
-    state, asker = played(game, seed, steps)
-    obs = state.observation(asker)
-    kb = game.knowledge(obs)
-    env = kb.loc("envelope")
-    responders = [(asker + k) % players for k in range(1, players)]
-    pref = preferred_of(obs, asker)
+    kb, env, responders, pref = asker_view(game, seed, steps)
     questions = list(game.triples())
     scores = score_questions(kb, env, questions, responders, pref)
     worlds = list(solvers.get("brute").worlds(kb))
@@ -118,12 +123,7 @@ def test_certainty_matches_brute_force():
     game = ClueGame(ClueConfig(num_players=3, suspects=tuple("abcd"), weapons=tuple("efgh"), rooms=tuple("ijkl")))
     seen = set()
     for seed, steps in [(2, 2), (5, 4), (9, 6), (3, 8)]:
-        state, asker = played(game, seed, steps)
-        obs = state.observation(asker)
-        kb = game.knowledge(obs)
-        env = kb.loc("envelope")
-        responders = [(asker + k) % 3 for k in range(1, 3)]
-        pref = preferred_of(obs, asker)
+        kb, env, responders, pref = asker_view(game, seed, steps)
         worlds = list(solvers.get("brute").worlds(kb))
         for q in game.triples():
             want = brute_certainty(worlds, env, q, responders, pref)
@@ -171,12 +171,7 @@ def _marginal(joint: dict) -> dict:
 @pytest.mark.parametrize("players,seed,steps", [(3, 2, 2), (4, 7, 3)])
 def test_leak_weight_subtracts_the_public_part(players, seed, steps):
     game = small_game(players)
-    state, asker = played(game, seed, steps)
-    obs = state.observation(asker)
-    kb = game.knowledge(obs)
-    env = kb.loc("envelope")
-    responders = [(asker + k) % players for k in range(1, players)]
-    pref = preferred_of(obs, asker)
+    kb, env, responders, pref = asker_view(game, seed, steps)
     questions = list(game.triples())
     full = score_questions(kb, env, questions, responders, pref)
     private = score_questions(kb, env, questions, responders, pref, leak_weight=1.0)
@@ -198,12 +193,7 @@ def brute_hartley_gain(worlds, env, cards, responders, preferred) -> float:
 @pytest.mark.parametrize("players,seed,steps", [(3, 2, 2), (3, 5, 4), (4, 3, 1), (4, 7, 3)])
 def test_hartley_gain_matches_brute_force(players, seed, steps):
     game = small_game(players)
-    state, asker = played(game, seed, steps)
-    obs = state.observation(asker)
-    kb = game.knowledge(obs)
-    env = kb.loc("envelope")
-    responders = [(asker + k) % players for k in range(1, players)]
-    pref = preferred_of(obs, asker)
+    kb, env, responders, pref = asker_view(game, seed, steps)
     questions = list(game.triples())
     scores = score_questions(kb, env, questions, responders, pref, measure="hartley")
     shannon = score_questions(kb, env, questions, responders, pref)
