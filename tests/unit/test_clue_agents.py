@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import agents
 from agents.clue import InfogainAgent, shown_to
+from deduce.constraints import At
 from deduce.games.clue import (
+    ENVELOPE,
     Accuse,
     ClueConfig,
     ClueGame,
@@ -174,3 +177,67 @@ def test_default_floor_is_one_over_the_opponents(monkeypatch):
     assert agent.act(obs) == EndTurn()
     agent.min_gamble = p
     assert isinstance(agent.act(obs), Accuse)
+
+
+def _refutations(game: ClueGame, seed: int):
+    """Every (state, refuter) of a game of infogain agents where the refuter has a choice."""
+    seats = [InfogainAgent() for _ in range(game.config.num_players)]
+    for i, a in enumerate(seats):
+        a.reset(game, i, seed=seed * 10 + i)
+    state = ClueState(game, np.random.default_rng(seed))
+    while not state.is_terminal() and state.turns < 40:
+        p = state.current_player
+        obs = state.observation(p)
+        if obs.to_refute is not None and sum(isinstance(a, Show) for a in obs.legal_actions) >= 2:
+            yield state.clone(), p
+        state.apply(seats[p].act(obs))
+
+
+def _brute_envelope_entropy(kb) -> float:
+    from collections import Counter
+    from math import log2
+
+    import solvers
+
+    env = kb.loc(ENVELOPE)
+    counts = Counter(tuple(sorted(c for c, loc in enumerate(w) if loc == env)) for w in solvers.get("brute").worlds(kb))
+    total = sum(counts.values())
+    return -sum(v / total * log2(v / total) for v in counts.values())
+
+
+def test_hiding_refutation_shows_the_least_informative_card():
+    """refute_hiding_most: a card already shown to the asker if any, else the card leaving the
+    asker's public view the most envelope entropy, checked by brute-force enumeration; the
+    public view is consistent with the truth and does not contain the refuter's hand."""
+    from agents.clue import asker_view_knowledge, refute_hiding_most, shown_to
+
+    game = small(3)
+    checked = distinct = 0
+    cases = [case for seed in range(1, 7) for case in _refutations(game, seed)]
+    for state, me in cases:
+        obs = state.observation(me)
+        asker, _ = obs.to_refute
+        options = [a.card for a in obs.legal_actions if isinstance(a, Show)]
+        view = asker_view_knowledge(game, obs, asker)
+        assert view.consistent_with(state.world())
+        before = shown_to(obs, asker).get(me, set())
+        agent = InfogainAgent(refute="hide")
+        agent.reset(game, me, seed=0)
+        got = refute_hiding_most(agent, obs).card
+        if any(c in before for c in options):
+            assert got in before
+            continue
+        left = {}
+        for card in options:
+            kb = view.copy()
+            kb.add(At(card, me))
+            left[card] = _brute_envelope_entropy(kb)
+        assert left[got] == pytest.approx(max(left.values()))
+        checked += 1
+        distinct += max(left.values()) - min(left.values()) > 1e-9
+    assert checked >= 3 and distinct >= 1
+
+
+def test_refute_policy_is_validated():
+    with pytest.raises(ValueError, match="refute"):
+        InfogainAgent(refute="bluff")
