@@ -298,7 +298,9 @@ class InfogainAgent(Agent):
     refuted is public, so that part of the gain helps every opponent as much.
     ``refute="hide"`` refutes with :func:`refute_hiding_most` instead of the rules' default.
     ``measure="hartley"`` scores the expected fall of log2(number of possible envelopes) instead
-    of Shannon entropy: only eliminations count, which is what certainty needs.
+    of Shannon entropy: only eliminations count, which is what certainty needs;
+    ``measure="accuracy"`` the expected rise in the chance that the most likely envelope is right
+    (what a gamble right after the answer wins).
 
     With ``gamble`` (the default) it also accuses, after its suggestion's answer, when the best
     accusation's chance ``p`` beats the value of waiting a lap in a *mirror* race model: every
@@ -339,8 +341,10 @@ class InfogainAgent(Agent):
         self.leak_weight = float(leak_weight)
         self.gamble = bool(gamble)
         self.min_gamble = None if min_gamble is None else float(min_gamble)
-        if measure not in ("shannon", "hartley"):
-            raise ValueError(f"unknown measure {measure!r}: 'shannon' or 'hartley'")
+        from solvers.infogain import MEASURES
+
+        if measure not in MEASURES:
+            raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
         self.measure = measure
         if refute not in ("repeat", "hide"):
             raise ValueError(f"unknown refute policy {refute!r}: 'repeat' or 'hide'")

@@ -29,6 +29,7 @@ from deduce.knowledge import KnowledgeBase
 from solvers._exact_core import DEFAULT_LIMIT, Plan, Problem, problem_from_kb, simplify
 
 __all__ = [
+    "MEASURES",
     "Answer",
     "Outcomes",
     "card_classes",
@@ -40,6 +41,9 @@ __all__ = [
     "location_entropy",
     "joint_sets",
 ]
+
+#: what a question's value measures: Shannon entropy, Hartley entropy, or accusation accuracy.
+MEASURES = ("shannon", "hartley", "accuracy")
 
 #: lcm of the numbers of cards a responder may choose among (1, 2, 3): keeps weights integral.
 _SCALE = 6
@@ -79,7 +83,7 @@ class Outcomes:
         """Expected information gain in bits (exact counts, one float log per term); with
         ``leak_weight`` w, minus w times the gain from who refuted alone (public).
         ``measure="hartley"``: the expected fall of log2(number of possible card sets)."""
-        uncertainty = _grouped_entropy if measure == "shannon" else _grouped_hartley
+        uncertainty = {"shannon": _grouped_entropy, "hartley": _grouped_hartley, "accuracy": _grouped_error}[measure]
         prior: dict[tuple, int] = {}
         public: dict[int | None, dict[tuple, int]] = {}
         for a, w in self.weights.items():
@@ -120,6 +124,15 @@ def _grouped_hartley(weights: Mapping[tuple, int], mult: Mapping[tuple, int]) ->
     """log2 of the number of outcomes with positive weight (the Hartley entropy)."""
     n = sum(mult[g] for g, w in weights.items() if w)
     return log2(n) if n else 0.0
+
+
+def _grouped_error(weights: Mapping[tuple, int], mult: Mapping[tuple, int]) -> float:
+    """The chance that the single most likely outcome is wrong (its gain is the rise in the
+    chance that an accusation right after the answer is right)."""
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    return 1.0 - max(w / mult[g] for g, w in weights.items()) / total
 
 
 def entropy_bits(counts: Iterable[int]) -> float:
@@ -307,6 +320,8 @@ def _gain_from_plan(
     def h(wg: np.ndarray) -> tuple[float, float]:
         mass = wg.sum()
         nz = wg > 0
+        if measure == "accuracy":
+            return mass, float(1.0 - (wg[nz] / np.exp2(lgm_g[nz])).max() / mass)
         if measure == "hartley":
             top = lgm_g[nz].max()
             return mass, float(top + np.log2(np.exp2(lgm_g[nz] - top).sum()))
@@ -374,9 +389,11 @@ def score_questions(
     same score (a symmetry of the problem maps one to the other). ``leak_weight`` w scores
     I(X; answer) - w I(X; who refuted): the second term is what every other player learns.
     ``measure="hartley"`` scores the expected fall of log2(number of possible card sets at
-    ``loc``): only eliminations count, not a probability shifting between candidates."""
-    if measure not in ("shannon", "hartley"):
-        raise ValueError(f"unknown measure {measure!r}: 'shannon' or 'hartley'")
+    ``loc``): only eliminations count, not a probability shifting between candidates.
+    ``measure="accuracy"`` scores the expected rise in the chance that the most likely card set
+    is the true one (what an accusation right after the answer wins), in probability, not bits."""
+    if measure not in MEASURES:
+        raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
     p = problem_from_kb(kb) if isinstance(kb, KnowledgeBase) else kb
     qs = [tuple(q) for q in questions]
     sig = card_classes(p, preferred)

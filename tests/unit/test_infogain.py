@@ -204,3 +204,36 @@ def test_hartley_gain_matches_brute_force(players, seed, steps):
         assert abs(scores[q] - want) < 1e-9
     if (players, seed) == (3, 2):  # a position where the two measures rank questions differently
         assert max(scores, key=scores.get) != max(shannon, key=shannon.get) or scores != shannon
+
+
+def brute_accuracy_gain(worlds, env, cards, responders, preferred) -> float:
+    """Expected rise in the chance that the most likely envelope is right, by listing worlds."""
+    joint = brute_answers(worlds, env, cards, responders, preferred)
+    total = sum(sum(d.values()) for d in joint.values())
+    prior: dict = {}
+    for d in joint.values():
+        for e, v in d.items():
+            prior[e] = prior.get(e, 0) + v
+    return float(sum(max(d.values()) for d in joint.values()) / total - max(prior.values()) / total)
+
+
+@pytest.mark.parametrize("players,seed,steps", [(3, 2, 2), (3, 5, 4), (4, 3, 1), (4, 7, 3)])
+def test_accuracy_gain_matches_brute_force(players, seed, steps):
+    game = small_game(players)
+    kb, env, responders, pref = asker_view(game, seed, steps)
+    questions = list(game.triples())
+    scores = score_questions(kb, env, questions, responders, pref, measure="accuracy")
+    worlds = list(solvers.get("brute").worlds(kb))
+    for q in questions:
+        want = brute_accuracy_gain(worlds, env, q, responders, pref)
+        assert abs(outcomes(kb, env, q, responders, pref).gain(measure="accuracy") - want) < 1e-9
+        assert abs(scores[q] - want) < 1e-9
+    envelopes = {tuple(c for c, loc in enumerate(w) if loc == env) for w in worlds}
+    assert (max(scores.values()) > 0) == (len(envelopes) > 1)
+
+
+def test_unknown_measure_is_refused():
+    game = small_game(3)
+    kb, env, responders, pref = asker_view(game, 2, 2)
+    with pytest.raises(ValueError, match="measure"):
+        score_questions(kb, env, list(game.triples())[:3], responders, pref, measure="renyi")
