@@ -3,19 +3,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
-from deduce.constraints import At
 from deduce.games.base import Action, Observation
 from deduce.games.clue import (
     ENVELOPE,
     Accuse,
-    CardAt,
-    CardNotAt,
     ClueGame,
     ClueObservation,
     Dealt,
@@ -28,14 +24,11 @@ from deduce.games.clue import (
     Suggestion,
     ViewExtra,
 )
-from deduce.knowledge import KnowledgeBase
 
 __all__ = [
     "NotebookAgent",
     "DeductiveAgent",
     "InfogainAgent",
-    "asker_view_knowledge",
-    "refute_hiding_most",
     "refute_leaking_least",
     "shown_to",
     "win_chance_after_viewing_extra",
@@ -57,53 +50,6 @@ def refute_leaking_least(agent: Agent, obs: ClueObservation) -> Action:
                     already.add(s)
     repeat = [c for c in options if c in already]
     pool = repeat or options
-    return Show(pool[int(agent.rng.integers(len(pool)))])
-
-
-def asker_view_knowledge(game: ClueGame, obs: ClueObservation, asker: int) -> KnowledgeBase:
-    """What ``asker`` surely knows, as far as this player can tell: every public event and the
-    cards this player showed ``asker``; nobody's hand (the asker's own hand, and what others
-    showed it, are unknown here, so its true knowledge is this plus more)."""
-    me = obs.player
-    kb = game.base_knowledge(obs.hand_sizes, obs.extra_size)
-    for i, event in enumerate(obs.events):
-        seen: Any = event
-        if isinstance(event, (Dealt, EnvelopeSeen, CardAt, CardNotAt)):
-            continue
-        if isinstance(event, ExtraSeen):
-            seen = ExtraSeen(event.player, None)
-        elif isinstance(event, Suggestion):
-            shown = tuple(s if event.by == asker and r == me else None for r, s in zip(event.refuters, event.shown, strict=True))
-            seen = replace(event, shown=shown)
-        kb.extend(game.event_constraints(kb, seen), source=f"event {i}", check=False)
-    return kb
-
-
-def refute_hiding_most(agent: Agent, obs: ClueObservation, limit: int | None = None) -> Action:
-    """Show a card this suggester has already seen from us if possible; else the card whose
-    sight teaches it least about the envelope: the largest envelope entropy left in
-    :func:`asker_view_knowledge` once it knows we hold that card (ties at random). A policy, not
-    a solver answer: the asker's real knowledge is only bounded from below."""
-    from solvers._exact_core import DEFAULT_LIMIT
-    from solvers.infogain import entropy_bits, joint_sets
-
-    assert obs.to_refute is not None and obs.player is not None
-    suggester, _ = obs.to_refute
-    options = [a.card for a in obs.legal_actions if isinstance(a, Show)]
-    already = shown_to(obs, suggester).get(obs.player, set())
-    repeat = [c for c in options if c in already]
-    if repeat or len(options) == 1:
-        pool = repeat or options
-        return Show(pool[int(agent.rng.integers(len(pool)))])
-    base = asker_view_knowledge(agent.game, obs, suggester)  # type: ignore[arg-type]
-    left: dict[int, float] = {}
-    for card in options:
-        kb = base.copy()
-        kb.add(At(card, obs.player), check=False)
-        dist = joint_sets(kb, [kb.loc(ENVELOPE)], DEFAULT_LIMIT if limit is None else limit, max_items=10**6)
-        left[card] = entropy_bits(dist.values()) if dist else 0.0
-    top = max(left.values())
-    pool = [c for c in options if left[c] >= top - 1e-9]
     return Show(pool[int(agent.rng.integers(len(pool)))])
 
 
@@ -296,7 +242,8 @@ class InfogainAgent(Agent):
     ``view_extra_threshold``. Ties between equally good suggestions are broken with ``self.rng``.
     ``leak_weight`` w > 0 scores I(envelope; answer) - w I(envelope; who refuted) instead: who
     refuted is public, so that part of the gain helps every opponent as much.
-    ``refute="hide"`` refutes with :func:`refute_hiding_most` instead of the rules' default.
+    ``refute="leak-least"`` refutes with the card that lowers the asker's known envelope entropy
+    least (:func:`agents.clue_search.least_leaking`) instead of the rules' default.
     ``measure="hartley"`` scores the expected fall of log2(number of possible envelopes) instead
     of Shannon entropy: only eliminations count, which is what certainty needs;
     ``measure="accuracy"`` the expected rise in the chance that the most likely envelope is right
@@ -326,7 +273,7 @@ class InfogainAgent(Agent):
         gamble: bool = True,
         min_gamble: float | None = None,
         measure: str = "shannon",
-        refute: str = "repeat",
+        refute: str = "repeat-random",
         limit: int | None = None,
         **params: Any,
     ) -> None:
@@ -346,8 +293,10 @@ class InfogainAgent(Agent):
         if measure not in MEASURES:
             raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
         self.measure = measure
-        if refute not in ("repeat", "hide"):
-            raise ValueError(f"unknown refute policy {refute!r}: 'repeat' or 'hide'")
+        from agents.clue_search import REFUTE_POLICIES
+
+        if refute not in REFUTE_POLICIES:
+            raise ValueError(f"unknown refute policy {refute!r}: one of {', '.join(REFUTE_POLICIES)}")
         self.refute = refute
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
@@ -374,9 +323,11 @@ class InfogainAgent(Agent):
         obs = observation
         assert isinstance(obs, ClueObservation) and isinstance(self.game, ClueGame)
         if obs.to_refute is not None:
-            if self.refute == "hide":
-                return refute_hiding_most(self, obs, self.limit)
-            return refute_leaking_least(self, obs)
+            if self.refute == "repeat-random":
+                return refute_leaking_least(self, obs)
+            from agents.clue_search import refute
+
+            return refute(self.game, obs, self.refute, self.rng, self.limit)
         dist = self.envelope_distribution(obs)
         total = sum(dist.values())
         best, top = max(dist.items(), key=lambda kv: (kv[1], kv[0]))
