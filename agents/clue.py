@@ -243,7 +243,9 @@ class InfogainAgent(Agent):
     ``leak_weight`` w > 0 scores I(envelope; answer) - w I(envelope; who refuted) instead: who
     refuted is public, so that part of the gain helps every opponent as much.
     ``refute="leak-least"`` refutes with the card that lowers the asker's known envelope entropy
-    least (:func:`agents.clue_search.least_leaking`) instead of the rules' default.
+    least (:func:`agents.clue_search.least_leaking`) instead of the rules' default. With chance
+    ``bluff`` per suggestion it asks the most informative suggestion naming one of its own cards
+    (others then learn less from who could not refute it).
     ``measure="hartley"`` scores the expected fall of log2(number of possible envelopes) instead
     of Shannon entropy: only eliminations count, which is what certainty needs;
     ``measure="accuracy"`` the expected rise in the chance that the most likely envelope is right
@@ -274,12 +276,13 @@ class InfogainAgent(Agent):
         min_gamble: float | None = None,
         measure: str = "shannon",
         refute: str = "repeat-random",
+        bluff: float = 0.0,
         limit: int | None = None,
         **params: Any,
     ) -> None:
         super().__init__(
             accuse_threshold=accuse_threshold, view_extra_threshold=view_extra_threshold, leak_weight=leak_weight,
-            gamble=gamble, min_gamble=min_gamble, measure=measure, refute=refute, limit=limit, **params
+            gamble=gamble, min_gamble=min_gamble, measure=measure, refute=refute, bluff=bluff, limit=limit, **params
         )
         from solvers._exact_core import DEFAULT_LIMIT
 
@@ -298,6 +301,9 @@ class InfogainAgent(Agent):
         if refute not in REFUTE_POLICIES:
             raise ValueError(f"unknown refute policy {refute!r}: one of {', '.join(REFUTE_POLICIES)}")
         self.refute = refute
+        if not 0.0 <= float(bluff) <= 1.0:
+            raise ValueError(f"bluff must be a chance in [0, 1], not {bluff!r}")
+        self.bluff = float(bluff)
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
         self.scoring_log: list[tuple[int, float, float]] = []
@@ -380,6 +386,9 @@ class InfogainAgent(Agent):
         assert me is not None
         responders = [(me + k) % n for k in range(1, n)]
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
+        if self.bluff and self.rng.random() < self.bluff:
+            own = [q for q in options if set(q) & set(obs.hand)]
+            options = own or options
         t0 = time.perf_counter()
         scores = score_questions(
             kb, kb.loc(ENVELOPE), options, responders, shown_to(obs, me), self.limit, self.leak_weight, self.measure

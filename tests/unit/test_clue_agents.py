@@ -241,3 +241,22 @@ def test_hiding_refutation_shows_the_least_informative_card():
 def test_refute_policy_is_validated():
     with pytest.raises(ValueError, match="refute"):
         InfogainAgent(refute="bluff")
+
+
+def test_bluffing_names_an_own_card():
+    """bluff=1: every suggestion names at least one of the suggester's cards; 0 keeps the
+    pure information choice (which here names none on the first turn of some deal)."""
+    game = small(3)
+    plain_named_none = False
+    for seed in range(4):
+        state = ClueState(game, np.random.default_rng(seed))
+        obs = state.observation(0)
+        bluffer = InfogainAgent(bluff=1.0)
+        bluffer.reset(game, 0, seed=seed)
+        assert set(bluffer.act(obs).cards) & set(obs.hand)
+        plain = InfogainAgent()
+        plain.reset(game, 0, seed=seed)
+        plain_named_none |= not set(plain.act(obs).cards) & set(obs.hand)
+    assert plain_named_none
+    with pytest.raises(ValueError, match="bluff"):
+        InfogainAgent(bluff=1.5)
