@@ -10,6 +10,7 @@ Agents are specs ``name`` or ``name:key=value,key=value`` (values parsed as Pyth
 e.g. ``lookahead:gamble=False`` for an ablation; ``--agent`` may be repeated.
 
 Prints, per (matchup, players, agent spec): seats, wins, win rate with a Wilson 95% interval,
+and per two-agent matchup the per-deal paired difference (mean, 95% interval over deals, sign test),
 gambles (accusations made while not certain) and how many were right, and the median / max
 seconds per decision of every search agent's seat. ``--log FILE`` appends one JSON line per
 game (with a fingerprint of each agent's source file, since agents change while long runs go
@@ -29,6 +30,7 @@ import statistics
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from math import comb
 from typing import Any
 
 import agents
@@ -39,7 +41,7 @@ from deduce.games.clue import Accusation, ClueGame
 from deduce.play import seeds_for
 from deduce.tournament.stats import wilson
 
-__all__ = ["parse_spec", "build", "play_one", "run", "summarise", "format_table", "main"]
+__all__ = ["parse_spec", "build", "play_one", "run", "summarise", "paired_by_deal", "sign_test", "format_table", "main"]
 
 MAX_TURNS = 300
 
@@ -82,6 +84,7 @@ def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
     gamble_wins = [int(g > 0 and state.winner == i and i not in wrong) for i, g in enumerate(gambles)]
     return {
         "players": players,
+        "seed": seed,
         "seats": list(seats),
         "winner": state.winner,
         "game_turns": state.turns,
@@ -176,7 +179,50 @@ def summarise(results: Sequence[dict[str, Any]], by_version: bool = False) -> di
                 "max_ms": 1000 * max(times) if times else None,
             })
     no_winner = sum(1 for r in results if r["winner"] is None)
-    return {"games": len(results), "rows": rows, "no_winner": no_winner}
+    return {"games": len(results), "rows": rows, "no_winner": no_winner, "paired": paired_by_deal(results)}
+
+
+def paired_by_deal(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per two-agent (matchup, players): the per-deal difference in win rate per seat (first
+    agent minus second), its mean with a normal 95% interval over deals, how many deals each
+    agent won more games on, and the two-sided sign-test p-value. Games of one deal are
+    correlated (every seating plays it), so the deal, not the seat, is the independent unit."""
+    out = []
+    for tag, players in sorted({(r["matchup"], r["players"]) for r in results if "seed" in r}, key=lambda x: (x[1], x[0])):
+        games = [r for r in results if r["players"] == players and r["matchup"] == tag and "seed" in r]
+        specs = list(dict.fromkeys(s for g in games for s in g["seats"]))
+        if len(specs) != 2:
+            continue
+        by_deal: dict[int, list[dict[str, Any]]] = {}
+        for g in games:
+            by_deal.setdefault(g["seed"], []).append(g)
+        diffs = []
+        for deal in by_deal.values():
+            rate = []
+            for spec in specs:
+                seats = sum(g["seats"].count(spec) for g in deal)
+                wins = sum(1 for g in deal if g["winner"] is not None and g["seats"][g["winner"]] == spec)
+                rate.append(wins / seats if seats else 0.0)
+            diffs.append(rate[0] - rate[1])
+        n = len(diffs)
+        mean = statistics.fmean(diffs)
+        half = 1.96 * statistics.stdev(diffs) / n**0.5 if n > 1 else float("inf")
+        ahead, behind = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+        out.append({
+            "matchup": tag, "players": players, "agents": specs, "deals": n, "mean_diff": mean,
+            "ci95": [mean - half, mean + half], "ahead": ahead, "behind": behind,
+            "sign_p": sign_test(ahead, behind),
+        })
+    return out
+
+
+def sign_test(ahead: int, behind: int) -> float:
+    """Two-sided exact sign-test p-value (ties dropped)."""
+    n = ahead + behind
+    if not n:
+        return 1.0
+    k = min(ahead, behind)
+    return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2**n)
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -190,6 +236,14 @@ def format_table(report: dict[str, Any]) -> str:
         gam = f"{r['gamble_wins']}/{r['gambles']}" if r["gambles"] else "—"
         lines.append(f"{r['matchup'][:40]:40} {r['players']:>2} {r['agent'][:28]:28} {r['seats']:>5} {r['wins']:>4} "
                      f"{r['win_rate']:>6.3f} {ci:>15} {gam:>9} {med:>7} {mx:>7}")
+    if report.get("paired"):
+        lines += ["", "per deal (first agent minus second, win rate per seat; deals are the independent unit):"]
+        for p in report["paired"]:
+            lines.append(
+                f"{p['matchup'][:40]:40} {p['players']:>2} deals {p['deals']:>4}  difference {p['mean_diff']:+.3f} "
+                f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}]  ahead on {p['ahead']}, behind on {p['behind']}  "
+                f"sign test p = {p['sign_p']:.2g}"
+            )
     return "\n".join(lines)
 
 
