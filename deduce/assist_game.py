@@ -27,6 +27,7 @@ import numpy as np
 
 from deduce.assist import _take, match_name, read_names, render_grid
 from deduce.errors import DeduceError, LogError, NotSupported, UnknownName
+from deduce.explain import Phrase
 from deduce.explain import why as explain_why
 from deduce.games.base import Game, Observation
 from deduce.knowledge import KnowledgeBase
@@ -83,6 +84,8 @@ class GameAdapter(abc.ABC):
     countable: ClassVar[bool] = True
     #: the ``auto`` solver's backends for this game, in order (``None``: its default order).
     backends: ClassVar[tuple[str, ...] | None] = None
+    #: setup questions asked after the players and before the seat (Clue's deck and hand sizes).
+    first_steps: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
@@ -104,6 +107,23 @@ class GameAdapter(abc.ABC):
         """Read the answer to one extra setup step (raises :class:`DeduceError` to ask again)."""
         raise NotImplementedError(step)
 
+    def ask(self, step: str, answers: Mapping[str, Any]) -> str:
+        """The question for one extra setup step, given every answer so far (for questions whose
+        default depends on earlier answers, e.g. Clue's hand sizes on its deck)."""
+        return self.prompt(step, list(answers.get("players") or []), answers.get("me"))
+
+    def read_answer(self, step: str, line: str, answers: Mapping[str, Any]) -> Any:
+        """Read the answer to one extra setup step, given every answer so far."""
+        return self.answer(step, line, list(answers.get("players") or []), answers.get("me"))
+
+    def check_players(self, names: list[str]) -> None:
+        """Refuse player names the game's lines could not tell apart (raises :class:`DeduceError`)."""
+        return None
+
+    def phrase(self, game: Game, obs: Observation) -> Phrase | None:
+        """Words for a constraint in terms of the event it came from, for ``why`` (``None``: generic)."""
+        return None
+
     @abc.abstractmethod
     def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:
         """The log events one typed line stands for (``None``: not an event line)."""
@@ -122,7 +142,7 @@ class GameAdapter(abc.ABC):
 
 
 def assisted_games() -> list[str]:
-    """Games with an assistant adapter (``deduce.assist_<game>``), besides Clue."""
+    """Games with an assistant adapter (``deduce.assist_<game>``)."""
     from deduce.games.registry import game_names
 
     return [g for g in game_names() if importlib.util.find_spec(_adapter_module(g)) is not None]
@@ -135,7 +155,7 @@ def _adapter_module(game: str) -> str:
 def adapter_for(game: str) -> GameAdapter:
     """The adapter of ``game``, or an error naming the games that have one."""
     if game not in assisted_games():
-        raise UnknownName(f"no table assistant for {game!r}; games with one: clue, {', '.join(assisted_games())}")
+        raise UnknownName(f"no table assistant for {game!r}; games with one: {', '.join(assisted_games())}")
     return importlib.import_module(_adapter_module(game)).ADAPTER
 
 
@@ -272,7 +292,7 @@ class GameAssistant:
 
     # -- setup ------------------------------------------------------------------------------
     def _next_step(self) -> str | None:
-        for step in ("players", "me"):
+        for step in ("players", *self.adapter.first_steps, "me"):
             if step not in self._answers:
                 return step
         for step in self.adapter.steps(self._answers["me"]):
@@ -287,7 +307,7 @@ class GameAssistant:
             return f"players in seat order ({low} to {high} names):"
         if step == "me":
             return f"which one are you ({', '.join(players)}, or 'spectator')?"
-        return self.adapter.prompt(step, players, self._answers.get("me"))
+        return self.adapter.ask(step, self._answers)
 
     def _setup(self, line: str) -> str:
         step = self._step
@@ -300,23 +320,26 @@ class GameAssistant:
             low, high = self.adapter.seats
             if not low <= len(names) <= high:
                 raise DeduceError(f"{self.adapter.game} takes {low} to {high} players; got {len(names)}")
+            self.adapter.check_players(names)
             self._answers["players"] = names
         elif step == "me":
+            if not line:
+                raise DeduceError("type your name, or 'spectator' if you hold no cards")
             if line.lower() in _SPECTATOR_WORDS:
                 self._answers["me"] = None
             else:
                 self._answers["me"] = match_name(line, self._answers["players"], "player")
         else:
-            self._answers[step] = self.adapter.answer(step, line, self._answers["players"], self._answers["me"])
+            self._answers[step] = self.adapter.read_answer(step, line, self._answers)
         self._step = self._next_step()
         return self._finish_setup() if self._step is None else ""
 
     def _finish_setup(self) -> str:
         answers = self._answers
-        log = self.adapter.new_log(list(answers["players"]), answers["me"], answers)
         try:
+            log = self.adapter.new_log(list(answers["players"]), answers["me"], answers)
             self.adapter.parse(log)
-        except LogError as exc:
+        except DeduceError as exc:  # a log error, or a pre-filled answer that does not read
             self._step = "players"
             for key in list(answers):
                 del answers[key]
@@ -349,7 +372,7 @@ class GameAssistant:
             return "bye"
         if word in ("help", "?", "h"):
             return f"{self.adapter.help}\n{SHARED_HELP}"
-        if word in ("grid", "show", "g"):
+        if word in ("grid", "show", "g", "notebook", "status"):
             return self.status()
         if word in ("events", "log", "list"):
             return self.list_events()
@@ -532,7 +555,7 @@ class GameAssistant:
 
     def why(self, tokens: list[str]) -> str:
         """Why a card must or cannot be somewhere."""
-        assert self.game is not None and self.kb is not None
+        assert self.game is not None and self.obs is not None and self.kb is not None
         if not tokens:
             raise DeduceError("usage: why CARD")
         explainable(self.kb, self.adapter.game)
@@ -540,7 +563,8 @@ class GameAssistant:
         if len(name) != 1 or len(self.cards(tokens)) != 1:
             raise DeduceError("usage: why CARD (one card)")
         card = self.game.deck.card(name[0]).id  # type: ignore[attr-defined]
-        return explain_why(self.kb, card, self.solver, places=self.adapter.places)
+        phrase = self.adapter.phrase(self.game, self.obs)
+        return explain_why(self.kb, card, self.solver, phrase, places=self.adapter.places)
 
     def status(self) -> str:
         """The grid, then the adapter's answer (hidden answer, recommendation)."""

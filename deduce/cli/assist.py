@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from deduce.assist import ClueAssistant, Recommendation, heuristic_recommendation, match_name
-from deduce.assist_game import GameAdapter, GameAssistant
+from deduce.assist import Recommendation, heuristic_recommendation, match_name
+from deduce.assist_game import GameAdapter, GameAssistant, adapter_for, assisted_games
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError
 
@@ -89,20 +89,6 @@ def infogain_recommender() -> Callable[..., Recommendation | None] | None:
     return recommend
 
 
-def _setup_answers(args: argparse.Namespace) -> dict[str, Any]:
-    answers = _seat_answers(args)
-    if args.players:
-        answers["deck"] = None  # the classic deck: a setup given by options asks no more than it must
-    if args.hand_sizes:
-        try:
-            answers["hand_sizes"] = [int(s) for s in args.hand_sizes.split(",")]
-        except ValueError:
-            raise DeduceError(f"--hand-sizes must be numbers separated by commas, not {args.hand_sizes!r}") from None
-    if args.hand:
-        answers["hand"] = args.hand.replace(",", " ")
-    return answers
-
-
 def _seat_answers(args: argparse.Namespace) -> dict[str, Any]:
     """The players and the user's seat from ``--players``, ``--me`` and ``--spectator``."""
     answers: dict[str, Any] = {}
@@ -122,21 +108,30 @@ def _default_log_path(game: str = "clue") -> Path:
     return Path(f"{game}-{stamp}.json")
 
 
-def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    game = args.game if normalise_name(args.game) != "clue" else "clue"
-    if game != "clue":
-        from deduce.assist_game import adapter_for, assisted_games
-        from deduce.games.registry import game_names
+def _adapter(args: argparse.Namespace) -> GameAdapter:
+    """The adapter of ``args.game`` (Clue's with the exact scorer when installed, and ``--top``)."""
+    from deduce.games.registry import game_names
 
-        if game not in game_names():
-            raise DeduceError(f"unknown game {game!r}; known games: {', '.join(game_names())}")
-        if game not in assisted_games():
-            raise DeduceError(
-                f"the table assistant supports clue and {', '.join(assisted_games())} for now; "
-                f"for {game} try 'deduce play {game}'"
-            )
-        adapter = adapter_for(game)
-    backends = None if game == "clue" or args.solver != "auto" else adapter.backends
+    game = args.game if normalise_name(args.game) != "clue" else "clue"
+    if game not in game_names():
+        raise DeduceError(f"unknown game {game!r}; known games: {', '.join(game_names())}")
+    games = assisted_games()
+    if game not in games:
+        raise DeduceError(
+            f"the table assistant supports {', '.join(games[:-1])} and {games[-1]} for now; "
+            f"for {game} try 'deduce play {game}'"
+        )
+    if game == "clue":
+        from deduce.assist_clue import ClueAdapter
+
+        return ClueAdapter(infogain_recommender(), top=args.top)
+    return adapter_for(game)
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    adapter = _adapter(args)
+    game = adapter.game
+    backends = adapter.backends if args.solver == "auto" else None
     solver = importlib.import_module("solvers").get(args.solver, **({"order": backends} if backends else {}))
     path = Path(args.log) if args.log else _default_log_path(game)
     out = stdout or sys.stdout
@@ -145,7 +140,6 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     def save(data: dict[str, Any]) -> None:
         save_atomically(path, data)
 
-    recommender = infogain_recommender() if game == "clue" else None
     if path.exists():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -156,33 +150,37 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         if data.get("game", game) != game:
             raise LogError(f"{path}: this is a {data.get('game')!r} log, not {game!r}; it was left untouched")
         try:
-            if game == "clue":
-                assistant: Any = ClueAssistant(solver, log=data, save=save, recommender=recommender, top=args.top)
-            else:
-                assistant = GameAssistant(adapter, solver, log=data, save=save)
+            assistant = GameAssistant(adapter, solver, log=data, save=save)
         except LogError as exc:
             raise LogError(f"{path}: {exc} (the file was left untouched)") from None
         print(f"resuming {path}", file=out)
     else:
-        if game == "clue":
-            assistant = ClueAssistant(
-                solver, save=save, recommender=recommender, setup=_setup_answers(args), top=args.top
-            )
-        else:
-            assistant = GameAssistant(adapter, solver, save=save, setup=_game_setup_answers(args, adapter))
+        assistant = GameAssistant(adapter, solver, save=save, setup=_setup_answers(args, adapter))
         print(f"saving the game to {path}", file=out)
     return interact(assistant, source, out)
 
 
-def _game_setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, Any]:
-    """Setup answers from options for an adapted game (players, seat, then the adapter's steps)."""
+def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, Any]:
+    """Setup answers from options: the players and the seat, then the adapter's steps that an
+    option answers (given ``--players``, Clue's deck is the classic one: a setup given by
+    options asks no more than it must). A bad answer is refused by name, before anything starts."""
     answers = _seat_answers(args)
-    if args.hand and "me" in answers and "hand" in adapter.steps(answers["me"]):
-        answers["hand"] = adapter.answer("hand", args.hand.replace(",", " "), answers["players"], answers["me"])
+    if "players" not in answers:
+        return answers
+    adapter.check_players(answers["players"])
+    given = {"deck": "classic", "hand_sizes": args.hand_sizes, "hand": args.hand}
+    steps = adapter.first_steps + (adapter.steps(answers["me"]) if "me" in answers else ())
+    for step in steps:
+        text = given.get(step)
+        if text is not None:
+            try:
+                answers[step] = adapter.read_answer(step, text.replace(",", " "), answers)
+            except DeduceError as exc:
+                raise DeduceError(f"--{step.replace('_', '-')} {text!r}: {exc}") from None
     return answers
 
 
-def interact(assistant: ClueAssistant | GameAssistant, stdin: TextIO, stdout: TextIO) -> int:
+def interact(assistant: GameAssistant, stdin: TextIO, stdout: TextIO) -> int:
     """The read-answer loop. On a terminal, ``input()`` gives line editing and completion; on
     other streams each line read is echoed after the prompt so the transcript reads well."""
     tty = stdin is sys.stdin and _isatty(stdin) and _isatty(stdout)
@@ -225,11 +223,10 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-_COMMANDS = ("sug", "acc", "has", "not", "hand", "grid", "events", "why", "undo", "redo", "help", "quit",
-             "shown=", "none", "right", "wrong", "envelope", "me", "spectator", "classic")
+_COMMANDS = ("grid", "events", "why", "undo", "redo", "help", "quit", "me", "spectator")
 
 
-def _enable_completion(assistant: ClueAssistant | GameAssistant) -> None:
+def _enable_completion(assistant: GameAssistant) -> None:
     """Tab completion of commands, player names and card names (readline, when available)."""
     try:
         import readline
@@ -237,7 +234,7 @@ def _enable_completion(assistant: ClueAssistant | GameAssistant) -> None:
         return
 
     def vocabulary() -> list[str]:
-        words = set(_COMMANDS) | set(getattr(getattr(assistant, "adapter", None), "words", ()))
+        words = set(_COMMANDS) | set(assistant.adapter.words)
         game = assistant.game
         players = assistant._answers.get("players") or (list(game.config.names) if game else [])
         words.update(p.lower() for p in players)

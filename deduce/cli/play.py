@@ -306,6 +306,7 @@ class HumanGame:
 
     def notebook(self) -> str:
         from deduce.assist import render_grid
+        from deduce.assist_clue import envelope_lines
 
         if self.solver is None:
             return "no solver available for a notebook"
@@ -316,12 +317,7 @@ class HumanGame:
             return f"no notebook for this game state: {exc}"
         lines = [render_grid(kb, tally, getattr(obs, "hand", ()))]
         if "envelope" in kb.locations and tally.total:
-            counts = self.solver.solution_counts(kb, "envelope")
-            total = sum(counts.values())
-            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            lines.append(f"envelope: {len(counts)} possible answers; most likely:")
-            for cards, count in ranked[:5]:
-                lines.append(f"  {100 * count / total:6.2f}%  {', '.join(kb.deck.names(cards))}")
+            lines += envelope_lines(self.solver, kb)
         return "\n".join(lines)
 
     def why(self, tokens: list[str]) -> str:

@@ -161,7 +161,7 @@ def test_other_games_are_refused_in_one_line():
         [sys.executable, "-m", "deduce", "assist", "alibi-adlung"], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().startswith("deduce assist: error: the table assistant supports clue and ")
+    assert proc.stderr.strip().startswith("deduce assist: error: the table assistant supports clue, ")
     assert "mafia-code" in proc.stderr and "checkpoint-charlie" in proc.stderr
     assert proc.stderr.strip().endswith("for now; for alibi-adlung try 'deduce play alibi-adlung'")
 
@@ -202,13 +202,16 @@ def test_setup_mistakes_are_asked_again_and_a_failed_save_keeps_the_game():
 
     a = ClueAssistant(solvers.get("auto"))
     answers = {
-        "ann bob": "Clue needs 3 to 6 players",
+        "ann bob": "clue takes 3 to 6 players; got 2",
+        "ann Ann cy": "player names must be distinct",
+        "ann envelope cy": "'envelope', 'extra', 'me' and 'none' cannot be player names",
         "ann bob cy": "",
         "suspects: a, b; weapons: c": "the deck needs suspects, weapons and rooms",
         "": "",
         "9 9 9": "add up to 27, but only 18 cards are dealt",
         "6 6 6": "",
         "zed": "unknown player 'zed'",
+        " ": "type your name, or 'spectator' if you hold no cards",
         "bo": "",
         "rope hall": "your hand: bob holds 6 cards, but 2 are listed",
     }
@@ -216,7 +219,8 @@ def test_setup_mistakes_are_asked_again_and_a_failed_save_keeps_the_game():
         reply = a.handle(line)
         assert expected in reply if expected else reply == "", (line, reply)
     assert a.prompt == "your hand (6 cards): "
-    assert a.handle("rope hall knife scarlet kitchen study").startswith("Ready.")
+    assert a.handle("rope hall knife scarlet kitchen study").startswith("clue: ann, bob, cy.\n")
+    assert a.log()["events"] == [{"type": "hand", "player": "bob", "cards": ["Rope", "Hall", "Knife", "Miss Scarlet", "Kitchen", "Study"]}]
 
     def broken(data):
         raise OSError("disk full")

@@ -64,12 +64,12 @@ def assert_refused(out, bad):
 
 
 def test_every_adapted_game_is_dispatched():
-    assert set(assisted_games()) == {"mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"}
+    assert set(assisted_games()) == {"clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"}
     with pytest.raises(UnknownName, match="no table assistant for 'alibi-adlung'; games with one: clue, "):
         adapter_for("alibi-adlung")
 
 
-@pytest.mark.parametrize("game", ["mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"])
+@pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"])
 def test_setup_refuses_a_wrong_table_and_quitting_saves_nothing(game):
     a = GameAssistant(adapter_for(game), solver_for(game))
     low, high = adapter_for(game).seats
@@ -79,7 +79,7 @@ def test_setup_refuses_a_wrong_table_and_quitting_saves_nothing(game):
     assert a.handle("quit") == "setup abandoned; nothing saved" and a.done
 
 
-@pytest.mark.parametrize("game", ["mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"])
+@pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"])
 def test_a_failed_save_keeps_the_game_in_memory(game):
     from deduce.logs import export_log
 
