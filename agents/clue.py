@@ -307,10 +307,18 @@ class InfogainAgent(Agent):
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
         self.scoring_log: list[tuple[int, float, float]] = []
+        #: (turn, chance of being right) of every accusation made while not certain
+        self.gambles: list[tuple[int, float]] = []
 
     def reset(self, game: Any, player: int, seed: Any = None) -> None:
         super().reset(game, player, seed)
         self.scoring_log = []
+        self.gambles = []
+
+    def _accuse(self, obs: ClueObservation, best: tuple[int, ...], top: int, total: int) -> Action:
+        if top < total:
+            self.gambles.append((obs.turn, top / total))
+        return Accuse(best)
 
     def envelope_distribution(self, obs: ClueObservation) -> dict[tuple[int, ...], int]:
         """Exact number of consistent worlds per envelope triple, from this agent's knowledge."""
@@ -339,7 +347,7 @@ class InfogainAgent(Agent):
         best, top = max(dist.items(), key=lambda kv: (kv[1], kv[0]))
         legal = obs.legal_actions
         if top >= self.accuse_threshold * total or not any(isinstance(a, (Suggest, EndTurn, ViewExtra)) for a in legal):
-            return Accuse(best)  # type: ignore[arg-type]
+            return self._accuse(obs, best, top, total)
         if EndTurn() in legal:
             view = self.win_chance_after_viewing_extra(obs)
             if view >= self.view_extra_threshold:
@@ -349,7 +357,7 @@ class InfogainAgent(Agent):
             if self.gamble and max(p, view) >= floor:
                 wait = self.waiting_value(obs, p)
                 if p > wait and p >= view:
-                    return Accuse(best)  # type: ignore[arg-type]
+                    return self._accuse(obs, best, top, total)
                 if view > wait:
                     return ViewExtra()
             return EndTurn()

@@ -260,3 +260,17 @@ def test_bluffing_names_an_own_card():
     assert plain_named_none
     with pytest.raises(ValueError, match="bluff"):
         InfogainAgent(bluff=1.5)
+
+
+def test_gambles_are_recorded_with_their_chance():
+    """Every accusation made while not certain is logged with its chance; certain ones are not."""
+    game = ClueGame(num_players=4)
+    logged = 0
+    for seed in range(3):
+        seats = [InfogainAgent() for _ in range(4)]
+        rec = play_game(game, seats, seed)
+        assert rec.failure is None
+        for a in seats:
+            assert all(0 < p < 1 for _, p in a.gambles)
+            logged += len(a.gambles)
+    assert logged >= 1
