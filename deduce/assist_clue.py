@@ -52,8 +52,8 @@ def envelope_lines(solver: Any, kb: KnowledgeBase, top: int = 5) -> list[str]:
     the likeliest is safe (it is the only answer left), from exact counts of the deals."""
     try:
         counts = solver.solution_counts(kb, ENVELOPE)
-    except NotSupported as exc:
-        return [f"envelope: its answers cannot be counted exactly ({exc})"]
+    except (NotSupported, NotImplementedError) as exc:
+        return [f"envelope: its answers cannot be counted exactly ({exc or type(exc).__name__})"]
     total = sum(counts.values())
     if not total:
         return []

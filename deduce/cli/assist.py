@@ -25,7 +25,7 @@ from deduce.assist_game import GameAdapter, GameAssistant, adapter_for, assisted
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError
 
-__all__ = ["register", "run", "interact", "save_atomically", "infogain_recommender"]
+__all__ = ["register", "run", "interact", "save_atomically", "infogain_recommender", "read_line", "on_terminal"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -181,30 +181,17 @@ def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, 
 
 
 def interact(assistant: GameAssistant, stdin: TextIO, stdout: TextIO) -> int:
-    """The read-answer loop. On a terminal, ``input()`` gives line editing and completion; on
-    other streams each line read is echoed after the prompt so the transcript reads well."""
-    tty = stdin is sys.stdin and _isatty(stdin) and _isatty(stdout)
+    """The read-answer loop, one :func:`read_line` at a time, until the session is done or the
+    input ends."""
+    tty = on_terminal(stdin, stdout)
     if tty:
         _enable_completion(assistant)
     text = assistant.start()
     if text:
         print(text, file=stdout)
     while not assistant.done:
-        prompt = assistant.prompt
-        try:
-            if tty:
-                line = input(prompt)
-            else:
-                stdout.write(prompt)
-                line = stdin.readline()
-                if not line:
-                    stdout.write("\n")
-                    break
-                stdout.write(line if line.endswith("\n") else line + "\n")
-        except EOFError:
-            stdout.write("\n")
-            break
-        except KeyboardInterrupt:
+        line = read_line(assistant.prompt, stdin, stdout, tty)
+        if line is None:
             stdout.write("\n")
             break
         answer = assistant.handle(line.rstrip("\r\n"))
@@ -214,6 +201,27 @@ def interact(assistant: GameAssistant, stdin: TextIO, stdout: TextIO) -> int:
     if assistant.header is not None:
         print("the game is saved; resume it with --log", file=stdout)
     return 0
+
+
+def on_terminal(stdin: TextIO, stdout: TextIO) -> bool:
+    """Whether a person types at a terminal (the process's own stdin, and both streams are ttys)."""
+    return stdin is sys.stdin and _isatty(stdin) and _isatty(stdout)
+
+
+def read_line(prompt: str, stdin: TextIO, stdout: TextIO, tty: bool) -> str | None:
+    """One typed line (``None``: the input ended). On a terminal, ``input()`` gives line editing
+    and completion; from any other stream the line read is echoed after the prompt, so the
+    transcript reads like the session a person would see."""
+    try:
+        if tty:
+            return input(prompt)
+        stdout.write(prompt)
+        line = stdin.readline()
+        if line:
+            stdout.write(line if line.endswith("\n") else line + "\n")
+        return line or None
+    except (EOFError, KeyboardInterrupt):
+        return None
 
 
 def _isatty(stream: Any) -> bool:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from deduce.cards import normalise_name
+from deduce.cli.assist import on_terminal, read_line
 from deduce.errors import DeduceError, IllegalAction
 from deduce.games.base import Action, Event, Game, Observation, State
 
@@ -400,31 +401,15 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     source = stdin or sys.stdin
     out = stdout or sys.stdout
     session = _build(args)
-    tty = source is sys.stdin and _isatty(source) and _isatty(out)
+    tty = on_terminal(source, out)
     print(session.start(), file=out)
     while not session.done:
-        try:
-            if tty:
-                line = input("> ")
-            else:
-                out.write("> ")
-                line = source.readline()
-                if not line:
-                    out.write("\ninput ended; you left the game\n")
-                    break
-                out.write(line if line.endswith("\n") else line + "\n")
-        except (EOFError, KeyboardInterrupt):
-            out.write("\nyou left the game\n")
+        line = read_line("> ", source, out, tty)
+        if line is None:
+            out.write("\nyou left the game\n" if tty else "\ninput ended; you left the game\n")
             break
         answer = session.feed(line)
         if answer:
             print(answer, file=out)
         out.flush()
     return 0
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False

@@ -1,0 +1,122 @@
+"""The assistant's text helpers and the Clue adapter on a small deck, without the terminal."""
+
+import io
+
+import pytest
+
+import solvers
+from deduce.assist import match_name, read_names
+from deduce.assist_clue import ADAPTER, ClueAdapter, envelope_lines
+from deduce.assist_game import GameAssistant
+from deduce.cli.assist import read_line
+from deduce.errors import DeduceError, NotSupported, UnknownName
+
+SMALL = {"suspect": ["Ash", "Birch"], "weapon": ["Cord", "Dart"], "room": ["Eyrie", "Forge", "Garden"]}
+CARDS = ["Mr. Green", "Mrs. Peacock", "Mrs. White", "Lead Pipe", "Rope"]
+
+
+def small_session(solver_name="brute", hand="eyrie forge"):
+    """Ann, Bob and Cy with the seven-card deck (hands 2, 1, 1); Ann holds ``hand``."""
+    return GameAssistant(
+        ClueAdapter(top=3), solvers.get(solver_name),
+        setup={"players": ["ann", "bob", "cy"], "deck": SMALL, "hand_sizes": None, "me": "ann", "hand": hand},
+    )
+
+
+def test_names_are_read_by_prefixes_of_their_words():
+    assert match_name("gr", CARDS, "card") == "Mr. Green"
+    assert match_name("lead pi", CARDS, "card") == "Lead Pipe"
+    assert read_names("mrs pea lead pipe rope".split(), CARDS, "card") == ["Mrs. Peacock", "Lead Pipe", "Rope"]
+    with pytest.raises(DeduceError, match="card 'mrs' is ambiguous: it could be Mrs. Peacock, Mrs. White"):
+        match_name("mrs", CARDS, "card")
+    with pytest.raises(UnknownName, match="unknown card 'zed'"):
+        read_names(["zed"], CARDS, "card")
+
+
+def test_setup_asks_in_order_with_defaults_from_earlier_answers():
+    a = GameAssistant(ADAPTER, solvers.get("brute"))
+    asked = []
+    for line in ["ann bob cy", "suspects: Ash, Birch; weapons: Cord, Dart; rooms: Eyrie, Forge, Garden", "", "ann"]:
+        asked.append(a.prompt)
+        assert a.handle(line) == ""
+    assert asked == [
+        "players in seat order (3 to 6 names): ",
+        "deck [classic] (or 'suspects: A, B; weapons: C, D; rooms: E, F'): ",
+        "hand sizes in seat order [2 1 1]: ",
+        "which one are you (ann, bob, cy, or 'spectator')? ",
+    ]
+    assert a.prompt == "your hand (2 cards): "
+    assert a.handle("eyrie") == "error: your hand: ann holds 2 cards, but 1 are listed"
+    assert a.header is None and a.prompt == "your hand (2 cards): "  # asked again, nothing saved
+    assert a.handle("eyrie forge").startswith("clue: ann, bob, cy.\n")
+    assert a.log() == {
+        "game": "clue", "players": ["ann", "bob", "cy"], "deck": SMALL, "hand_sizes": [2, 1, 1], "me": "ann",
+        "events": [{"type": "hand", "player": "ann", "cards": ["Eyrie", "Forge"]}],
+    }
+
+
+def test_envelope_lines_agree_with_brute_force_and_say_when_to_accuse():
+    brute, auto = small_session("brute"), small_session("auto")
+    lines = envelope_lines(brute.solver, brute.kb, 3)
+    # Garden is certain (ann holds the other rooms); 2 x 2 suspects and weapons, all equally likely
+    assert lines == [
+        "envelope: 4 possible answers; most likely:",
+        "   25.00%  Ash, Cord, Garden",
+        "   25.00%  Ash, Dart, Garden",
+        "   25.00%  Birch, Cord, Garden",
+        "accuse: not safe yet (the likeliest answer is right 25.0% of the time)",
+    ]
+    assert envelope_lines(auto.solver, auto.kb, 3) == lines
+    for a in (brute, auto):
+        a.handle("has bob birch")
+        a.handle("has cy dart")
+    assert envelope_lines(brute.solver, brute.kb) == envelope_lines(auto.solver, auto.kb) == [
+        "envelope: 1 possible answer; most likely:",
+        "  100.00%  Ash, Cord, Garden",
+        "accuse: SAFE - it is certainly Ash, Cord, Garden",
+    ]
+
+
+def test_envelope_lines_say_when_they_cannot_count():
+    class NoCounts:
+        def solution_counts(self, kb, loc):
+            raise NotSupported("too many deals")
+
+    assert envelope_lines(NoCounts(), small_session().kb) == ["envelope: its answers cannot be counted exactly (too many deals)"]
+
+
+def test_a_clue_line_stands_for_log_events_and_is_worded_back():
+    a = small_session("auto")
+    assert a.handle("not cy ash cord") == "\n".join([
+        "event 1: cy does not hold Ash",
+        "event 2: cy does not hold Cord",
+    ]) + "\n" + a.status()
+    reply = a.handle("sug me ash cord garden bob shown=cord")
+    assert reply.startswith("event 3: ann suggested Ash, Cord, Garden: bob showed ann Cord\n")
+    assert a.log()["events"][3] == {
+        "type": "suggestion", "by": "ann", "cards": ["Ash", "Cord", "Garden"], "refuted_by": "bob", "shown": "Cord",
+    }
+    assert "Cord is bob's: bob showed ann Cord (event 3)." in a.handle("why cord")
+    assert a.handle("has env garden").startswith("event 4: Garden is in the envelope\n")
+    assert a.handle("acc bob ash dart garden maybe") == "error: end an accusation with 'right' or 'wrong', not 'maybe'"
+    assert len(a.log()["events"]) == 5
+
+
+def test_read_line_echoes_a_stream_and_ends_with_none(monkeypatch):
+    out = io.StringIO()
+    source = io.StringIO("grid\nlast")
+    assert read_line("> ", source, out, tty=False) == "grid\n"
+    assert read_line("> ", source, out, tty=False) == "last"
+    assert read_line("> ", source, out, tty=False) is None
+    assert out.getvalue() == "> grid\n> last\n> "
+    typed = iter(["undo"])
+
+    def fake_input(prompt):
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    assert read_line("> ", io.StringIO(), out, tty=True) == "undo"
+    assert read_line("> ", io.StringIO(), out, tty=True) is None
