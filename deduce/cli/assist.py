@@ -89,11 +89,19 @@ def infogain_recommender() -> Callable[..., Recommendation | None] | None:
     return recommend
 
 
-def _seat_answers(args: argparse.Namespace) -> dict[str, Any]:
+def _seat_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, Any]:
     """The players and the user's seat from ``--players``, ``--me`` and ``--spectator``."""
     answers: dict[str, Any] = {}
     if args.players:
-        answers["players"] = [p.strip() for p in args.players.split(",") if p.strip()]
+        players = [p.strip() for p in args.players.split(",") if p.strip()]
+        low, high = adapter.seats
+        try:
+            if not low <= len(players) <= high:
+                raise DeduceError(f"{adapter.game} takes {low} to {high} players; got {len(players)}")
+            adapter.check_players(players)
+        except DeduceError as exc:
+            raise DeduceError(f"--players {args.players!r}: {exc}") from None
+        answers["players"] = players
     if args.spectator:
         answers["me"] = None
     elif args.me:
@@ -164,10 +172,13 @@ def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, 
     """Setup answers from options: the players and the seat, then the adapter's steps that an
     option answers (given ``--players``, Clue's deck is the classic one: a setup given by
     options asks no more than it must). A bad answer is refused by name, before anything starts."""
-    answers = _seat_answers(args)
+    answers = _seat_answers(args, adapter)
+    if args.hand and answers.get("me") is None:
+        raise DeduceError("--hand needs --players and --me: it is your hand, and a spectator holds none")
     if "players" not in answers:
+        if args.hand_sizes:
+            raise DeduceError("--hand-sizes needs --players: one size per player, in seat order")
         return answers
-    adapter.check_players(answers["players"])
     given = {"deck": "classic", "hand_sizes": args.hand_sizes, "hand": args.hand}
     steps = adapter.first_steps + (adapter.steps(answers["me"]) if "me" in answers else ())
     for step in steps:

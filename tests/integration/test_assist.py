@@ -131,6 +131,22 @@ def test_spectator_gets_no_suggestion(tmp_path):
     assert "me" not in saved(path) and saved(path)["hand_sizes"] == [5, 5, 4, 4]
 
 
+@pytest.mark.parametrize(("options", "message"), [
+    (["--players", "ann,bob"], "--players 'ann,bob': clue takes 3 to 6 players; got 2"),
+    (["--players", "ann,Ann,cy"], "--players 'ann,Ann,cy': player names must be distinct"),
+    (["--players", "ann,bob,cy", "--hand-sizes", "9,9,9"], "--hand-sizes '9,9,9': hand sizes '9 9 9' add up to 27"),
+    (["--players", "ann,bob,cy", "--me", "ann", "--hand", "rope,zed"], "--hand 'rope,zed': your hand: unknown card 'zed'"),
+    (["--players", "ann,bob,cy", "--spectator", "--hand", "rope"], "--hand needs --players and --me"),
+    (["--hand-sizes", "6,6,6"], "--hand-sizes needs --players"),
+])
+def test_a_bad_setup_option_is_refused_by_name_and_nothing_is_saved(tmp_path, capsys, options, message):
+    path = tmp_path / "g.json"
+    code = main(["assist", "clue", "--log", str(path), *options])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not path.exists()
+
+
 def test_unreadable_log_is_left_untouched(tmp_path, capsys):
     path = tmp_path / "broken.json"
     path.write_text('{"game": "clue", "players": [')
