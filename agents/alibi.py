@@ -12,6 +12,7 @@ on it first (the +7 bonus for accusing).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ from deduce.games.alibi import (
 )
 from deduce.games.base import Action, Observation
 
-__all__ = ["SolverAgent", "RandomQuestionAgent", "best_sheet", "AGENTS"]
+__all__ = ["SolverAgent", "RandomQuestionAgent", "best_sheet", "questions_of", "QuestionAdvice", "recommend_question", "AGENTS"]
 
 
 def _mi(answers: np.ndarray, labels: np.ndarray, n_labels: int) -> float:
@@ -209,8 +210,18 @@ class SolverAgent(Agent):
         return questions + extra
 
     def best_question(self, obs: AlibiObservation, worlds: np.ndarray, labels: np.ndarray, questions: list[Ask]) -> tuple[Ask, float]:
+        """The question with the largest expected information about the box, and the expected
+        first-accuser score after hearing its answer."""
+        q, _, answers = self.scored_question(obs, worlds, labels, questions)
+        return q, self._value_after(worlds, q, labels, answers)
+
+    def scored_question(
+        self, obs: AlibiObservation, worlds: np.ndarray, labels: np.ndarray, questions: list[Ask]
+    ) -> tuple[Ask, float, np.ndarray]:
         """The question with the largest expected information about the box (sum over the
-        four categories of the mutual information between answer and box card)."""
+        four categories of the mutual information between answer and box card, in bits,
+        estimated from ``worlds``; ties among the top five broken by the agent's generator),
+        its information and its answer in each world."""
         game = self.game
         assert isinstance(game, AlibiGame)
         cands = self.candidate_questions(obs, worlds, questions)
@@ -243,7 +254,7 @@ class SolverAgent(Agent):
         top = [i for i in order[:5] if scores[i] >= scores[order[0]] - 1e-9]
         best = int(top[int(self.rng.integers(len(top)))])
         q = cands[best]
-        return q, self._value_after(worlds, q, labels, ans_cache[(q.target, q.family, q.cards)])
+        return q, float(scores[best]), ans_cache[(q.target, q.family, q.cards)]
 
     def _value_after(self, worlds: np.ndarray, q: Ask, labels: np.ndarray, answers: np.ndarray | None = None) -> float:
         """Expected first-accuser score after hearing the answer to ``q`` (one-step lookahead)."""
@@ -314,6 +325,39 @@ class RandomQuestionAgent(SolverAgent):
     def __init__(self, **params: Any) -> None:
         params["questions"] = "random"
         super().__init__(**params)
+
+
+def questions_of(game: AlibiGame, asker: int) -> list[Ask]:
+    """The questions ``asker`` may ask, in the order its legal actions list them (they depend
+    on the game alone, not on the deal, so any state of the game lists the same ones)."""
+    return game.new_initial_state(0).questions(asker)
+
+
+@dataclass(frozen=True)
+class QuestionAdvice:
+    """The question the ``solver`` agent would ask and its expected information about the box
+    (bits, estimated from ``worlds`` sampled deals: approximate)."""
+
+    question: Ask
+    bits: float
+    worlds: int
+
+
+def recommend_question(game: AlibiGame, obs: AlibiObservation, seed: int = 0, **params: Any) -> QuestionAdvice | None:
+    """The question :class:`SolverAgent` (with ``params``, seeded with ``seed``) asks in
+    ``obs.player``'s seat on this view, scored exactly as the agent scores it; ``None`` for a
+    spectator or when no sampled deal fits the view. The agent's choice in the same seat, from
+    the same seed and view, is this question (unless it accuses instead)."""
+    if obs.player is None:
+        return None
+    agent = SolverAgent(**params)
+    agent.reset(game, obs.player, seed)
+    worlds = agent.worlds(obs)
+    if len(worlds) == 0:
+        return None
+    _, _, labels = agent.box_beliefs(worlds)
+    question, bits, _ = agent.scored_question(obs, worlds, labels, questions_of(game, obs.player))
+    return QuestionAdvice(question, bits, len(worlds))
 
 
 AGENTS = {"solver": SolverAgent, "solver-randq": RandomQuestionAgent}

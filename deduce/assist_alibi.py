@@ -12,12 +12,16 @@ Morning; 'me' is you):
 
 Cards move between epochs (passes, melds), so the exact counters cannot count this game; the
 grid spreads each card over the places it may still be (labelled approximate), while which
-cards may still be in the box is exact. Under the grid: the box's candidates per category and
-whether an accusation is safe.
+cards may still be in the box is exact. Under the grid: the box's candidates per category,
+whether an accusation is safe, and the question the ``solver`` agent (``agents.alibi``) would
+ask in your seat with its expected information about the box, estimated from sampled deals
+(so labelled approximate; seeded, so the same view always gets the same advice).
 """
 
 from __future__ import annotations
 
+import importlib
+import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -31,6 +35,7 @@ from deduce.games.alibi import (
     Accused,
     AlibiConfig,
     AlibiGame,
+    Ask,
     Asked,
     Family,
     Melded,
@@ -69,6 +74,11 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     #: the time-indexed CP-SAT backend answers in well under a second; the default order tries
     #: a counter first that does not finish on Alibi's transfers.
     backends: ClassVar[tuple[str, ...] | None] = ("epoch", "cpsat")
+    #: the seed of the recommendation's sampled deals (one view, one answer).
+    seed: ClassVar[int] = 0
+
+    def __init__(self) -> None:
+        self._advice: tuple[str, Any] | None = None  # (the view's events as JSON, the advice)
 
     def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
         return parse(log)
@@ -145,11 +155,7 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         if isinstance(e, Dealt):
             return f"{names[e.player]}'s hand: {', '.join(deck.names(e.cards))}"
         if isinstance(e, Asked):
-            if e.family is Family.HELD:
-                return f"{names[e.asker]} asked {names[e.target]} how many cards they have ever held: {e.answer}"
-            verb = "hold now" if e.family is Family.HAND else "have seen"
-            return (f"{names[e.asker]} asked {names[e.target]} how many of {_describe(game, e.cards)} "
-                    f"they {verb}: {e.answer}")
+            return f"{names[e.asker]} asked {_question_text(game, e)}: {e.answer}"
         if isinstance(e, Passed):
             mine = ""
             if obs.player is not None:
@@ -181,7 +187,39 @@ events (names may be shortened to prefixes of their words; 'me' is you):
             lines.append(f"accuse: SAFE - the box is {', '.join(sure)}")
         else:
             lines.append(f"accuse: not safe yet ({len(sure)} of {len(CATEGORIES)} categories are certain)")
+        advice = self.advice(session)
+        if advice is not None:
+            q = advice.question
+            lines.append(
+                f"ask: {_question_text(game, q)} - about {advice.bits:.2f} bits expected about the box "
+                f"(approximate: the solver agent's question, scored on {advice.worlds} sampled deals)"
+            )
         return lines
+
+    def advice(self, session: GameAssistant) -> Any:
+        """The ``solver`` agent's question in the logging player's seat and its value
+        (``agents.alibi.QuestionAdvice``); ``None`` for a spectator, once the game is over, or
+        when the agents are not installed. Kept for the view it was computed on."""
+        obs = session.obs
+        if obs is None or obs.player is None or getattr(obs, "phase", "") not in ("meld", "ask"):
+            return None
+        key = json.dumps(session.log(), sort_keys=True)
+        if self._advice is None or self._advice[0] != key:
+            try:
+                agents = importlib.import_module("agents.alibi")  # by name: the core imports no agent
+            except ImportError:
+                return None
+            self._advice = (key, agents.recommend_question(session.game, obs, seed=self.seed))
+        return self._advice[1]
+
+
+def _question_text(game: AlibiGame, q: Ask | Asked) -> str:
+    """A question in words, after "asked" ("bob how many of Rage they have seen")."""
+    target = game.config.names[q.target]
+    if q.family is Family.HELD:
+        return f"{target} how many cards they have ever held"
+    verb = "hold now" if q.family is Family.HAND else "have seen"
+    return f"{target} how many of {_describe(game, q.cards)} they {verb}"
 
 
 def _describe(game: AlibiGame, cards: tuple[int, ...]) -> str:

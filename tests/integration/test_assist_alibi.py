@@ -4,14 +4,17 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import solvers
+from agents.alibi import SolverAgent
 from deduce.assist_game import GameAssistant, adapter_for
 from deduce.games.alibi import AlibiGame
 from deduce.logs import export_log, load_log
 from tests.integration.test_assist_session import (
     assert_refused,
     last_status,
+    played,
     saved,
     solver_for,
 )
@@ -115,3 +118,42 @@ def test_the_assistant_sees_what_the_engine_shows_the_player():
     possible = solvers.get("cpsat").possible(game.knowledge(obs))
     assert ((a.marginals().p > 0) == possible).all() and not a.marginals().exact
     assert "box (cards that may still be there, exact):" in a.start()
+
+
+def asking_turn(seed, steps):
+    """A seeded random Alibi game advanced to a turn where someone asks; (game, state, asker)."""
+    game, state = played("alibi", seed, steps, num_players=4)
+    rng = np.random.default_rng(seed)
+    while state.phase != "ask":
+        actions = state.legal_actions()
+        state.apply(actions[int(rng.integers(len(actions)))])
+    return game, state, state.current_player
+
+
+@pytest.mark.parametrize("seed,steps", [(3, 40), (7, 80)])
+def test_the_recommended_question_is_legal_and_the_solver_agents_choice(seed, steps):
+    game, state, asker = asking_turn(seed, steps)
+    obs = state.observation(asker)
+    a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=export_log(game, obs))
+    advice = a.adapter.advice(a)
+    assert state.why_illegal(advice.question) is None
+    agent = SolverAgent()
+    agent.reset(game, asker, a.adapter.seed)
+    assert agent.act(obs) == advice.question  # the agent asks here rather than accusing
+    assert 0 < advice.bits < 4 * np.log2(max(len(c) for c in game.categories)) and advice.worlds == 120
+    shown = a.start()
+    ask = next(line for line in shown.splitlines() if line.startswith("ask: "))
+    target = game.config.names[advice.question.target]
+    assert ask.startswith(f"ask: {target} how many ") and f"about {advice.bits:.2f} bits expected" in ask
+    assert "(approximate: the solver agent's question, scored on 120 sampled deals)" in ask
+    assert a.handle("grid") in shown  # the same view gets the same advice
+
+
+def test_no_question_is_recommended_to_a_spectator_or_after_the_accusation():
+    game, state, _ = asking_turn(3, 40)
+    spectator = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=export_log(game, state.observation(None)))
+    assert spectator.adapter.advice(spectator) is None and "\nask: " not in spectator.start()
+    log = export_log(game, state.observation(0))
+    log["events"].append({"type": "accuse", "player": "p2"})
+    over = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=log)
+    assert over.adapter.advice(over) is None and "\nask: " not in over.start()
