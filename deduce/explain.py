@@ -9,6 +9,12 @@ No I/O and no solver import: the solver is a parameter (anything with ``possible
 ``core(kb)``, e.g. ``solvers.get("cpsat")`` or ``solvers.get("auto")``). Games may pass a
 ``phrase`` hook that words a constraint in terms of the event that produced it ("cy showed
 ann one of {Plum, Rope, Hall}"); without one, constraints are worded generically.
+
+Where cards move between epochs (passes, exchanges, tricks: ``Transfer`` constraints), the
+fact explained is where the card is *now* (the last epoch, the one ``possible`` answers for),
+and the chain says when each fact held ("after event 9", "at the start") and words each move
+in plain terms, with its frame rule: "ann and bob swapped 1 card and no other card moved
+(event 9)".
 """
 
 from __future__ import annotations
@@ -20,7 +26,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Op
+from deduce.constraints import (
+    At,
+    AtLeastOne,
+    Constraint,
+    Count,
+    CountEver,
+    NotAll,
+    NotAt,
+    Op,
+    Transfer,
+)
 from deduce.errors import DeduceError, NotSupported
 from deduce.knowledge import KnowledgeBase
 
@@ -64,12 +80,14 @@ class Step:
 
 @dataclass(frozen=True)
 class Explanation:
-    """``card`` is certainly at ``loc`` (``certain``) or cannot be there, because of ``steps``."""
+    """``card`` is certainly at ``loc`` (``certain``) or cannot be there in ``epoch`` (the last
+    one, unless asked for another), because of ``steps``."""
 
     card: int
     loc: int
     certain: bool
     steps: tuple[Step, ...]
+    epoch: int = 0
 
 
 def _core(kb: KnowledgeBase, solver: Any) -> list[int]:
@@ -83,43 +101,57 @@ def _core(kb: KnowledgeBase, solver: Any) -> list[int]:
 
 
 def _minimise(kb: KnowledgeBase, core: list[int], solver: Any) -> list[int]:
-    """Deletion-based minimisation: drop each member whose absence keeps the set unsatisfiable."""
+    """Deletion-based minimisation: drop each member whose absence keeps the set unsatisfiable.
+
+    A member whose absence the solver cannot judge is kept (dropping a move leaves two epochs
+    unlinked, which solvers refuse): the chain stays sufficient, if not always the shortest."""
     kept = list(core)
     for i in list(core):
         trial = [j for j in kept if j != i]
         sub = KnowledgeBase(kb.deck, kb.locations, kb.epochs)
         sub.extend([kb.constraints[j] for j in trial], check=False)
-        if not solver.consistent(sub):
-            kept = trial
+        try:
+            if not solver.consistent(sub):
+                kept = trial
+        except NotSupported:
+            continue
     return kept
 
 
-def explain_fact(kb: KnowledgeBase, card: int, loc: int, certain: bool, solver: CoreSolver) -> Explanation:
-    """Why ``card`` is certainly at ``loc`` (``certain=True``) or cannot be there (``False``).
+def explain_fact(
+    kb: KnowledgeBase, card: int, loc: int, certain: bool, solver: CoreSolver, epoch: int | None = None
+) -> Explanation:
+    """Why ``card`` is certainly at ``loc`` (``certain=True``) or cannot be there (``False``)
+    in ``epoch`` (default the last: where the card is now, after every move).
 
     Raises :class:`DeduceError` when the knowledge base does not entail the fact.
     """
+    e = kb.epochs - 1 if epoch is None else int(epoch)
+    if not 0 <= e < kb.epochs:
+        raise DeduceError(f"epoch {epoch} is out of range: the knowledge base has epochs 0 to {kb.epochs - 1}")
     trial = kb.copy()
-    negation: Constraint = NotAt(card, loc) if certain else At(card, loc)
+    negation: Constraint = NotAt(card, loc, epoch=e) if certain else At(card, loc, epoch=e)
     trial.extend([negation], source=None, check=False)
     query = len(trial.constraints) - 1
     core = _core(trial, solver)
     if query not in core:
         what = "at" if certain else "away from"
+        when = " now" if kb.epochs > 1 and e == kb.epochs - 1 else f" in epoch {e}" if kb.epochs > 1 else ""
         if not core:
             raise DeduceError(
-                f"{kb.deck[card].name} is not known to be {what} {kb.locations[loc]}: nothing to explain"
+                f"{kb.deck[card].name} is not known to be {what} {kb.locations[loc]}{when}: nothing to explain"
             )
         raise DeduceError("the knowledge base is contradictory: every fact follows from it")
     steps = tuple(Step(trial.constraints[i], trial.sources[i]) for i in sorted(core) if i != query)
-    return Explanation(card, loc, certain, steps)
+    return Explanation(card, loc, certain, steps, e)
 
 
 def explain_card(
     kb: KnowledgeBase, card: int, solver: CoreSolver, possible: np.ndarray | None = None
 ) -> list[Explanation]:
-    """Everything known about ``card``'s location: one chain for where it certainly is, or one
-    per location it cannot be at (empty when nothing is known)."""
+    """Everything known about ``card``'s location now (the last epoch, as ``possible`` answers):
+    one chain for where it certainly is, or one per location it cannot be at (empty when
+    nothing is known)."""
     if possible is None:
         possible = np.asarray(solver.possible(kb), dtype=bool)
     row = np.asarray(possible[card], dtype=bool)
@@ -142,6 +174,10 @@ def _join(parts: Sequence[str], word: str = "and") -> str:
     return ", ".join(parts[:-1]) + f" {word} " + parts[-1]
 
 
+def _cards_word(k: int) -> str:
+    return f"{k} card{'s' if k != 1 else ''}"
+
+
 def _event_number(source: str | None) -> float:
     match = re.fullmatch(r"event (\d+)", source or "")
     return int(match.group(1)) if match else float("inf")
@@ -153,6 +189,60 @@ class _Words:
     def __init__(self, kb: KnowledgeBase, places: Mapping[str, str]) -> None:
         self.kb = kb
         self.places = {kb.locations.index(z): text for z, text in places.items() if z in kb.locations}
+        #: the source of the move that starts each epoch ("event 9"), for "after event 9"
+        self.moved_by: dict[int, str | None] = {
+            c.epoch + 1: src for c, src in zip(kb.constraints, kb.sources, strict=True) if isinstance(c, Transfer)
+        }
+
+    def when(self, epoch: int) -> tuple[str, str | None]:
+        """When a fact of ``epoch`` held, as a suffix (" after event 9", " at the start"; empty
+        without epochs), and the source it names (a step with that source needs no tag)."""
+        if self.kb.epochs == 1:
+            return "", None
+        if epoch == 0:
+            return " at the start", None
+        source = self.moved_by.get(epoch)
+        if source and source.startswith("event "):
+            return f" after {source}", source
+        return f" after move {epoch}", None
+
+    def who(self, z: int) -> str:
+        """A location as the subject of a move: a person's name or a place's words."""
+        return self.loc(z)
+
+    def transfer(self, t: Transfer) -> str:
+        """A move between epochs in words, frame rule included: "ann and bob swapped 1 card and
+        no other card moved"; "ann, bob and cy each put 1 card in the open cards and ..."."""
+        moves = t.pairs()
+        done: set[tuple[int, int]] = set()
+        parts: list[str] = []
+        for (a, b), k in moves.items():
+            if (a, b) not in done and a < b and moves.get((b, a)) == k:
+                parts.append(f"{self.who(a)} and {self.who(b)} swapped {_cards_word(k)}")
+                done |= {(a, b), (b, a)}
+        to_place: dict[tuple[int, int], list[int]] = {}
+        for (a, b), k in moves.items():
+            if (a, b) not in done and self.is_place(b):
+                to_place.setdefault((b, k), []).append(a)
+                done.add((a, b))
+        for (b, k), srcs in to_place.items():
+            each = " each" if len(srcs) > 1 else ""
+            parts.append(f"{_join([self.who(a) for a in srcs])}{each} put {_cards_word(k)} in {self.loc(b)}")
+        passes = [(a, b, k) for (a, b), k in moves.items() if (a, b) not in done]
+        for i, (a, b, k) in enumerate(passes):
+            amount = _cards_word(k) if i == 0 else str(k)
+            parts.append(f"{self.who(a)} {'passed ' if i == 0 else ''}{amount} to {self.who(b)}")
+        return _join(parts) + " and no other card moved"
+
+    def count_ever(self, c: CountEver) -> str:
+        """A history count ("bob had held 19 different cards so far")."""
+        quantity = {Op.EQ: "", Op.LE: "at most ", Op.GE: "at least "}[c.op]
+        people = [self.kb.locations[z] for z in c.locs if not self.is_place(z)]
+        spots = [self.loc(z) for z in c.locs if self.is_place(z)]
+        if len(c.cards) == self.kb.num_cards and len(people) == 1 and not spots:
+            return f"{people[0]} had held {quantity}{c.n} different cards so far"
+        where = ([f"with {_join(people, 'or')}"] if people else []) + ([f"in {_join(spots, 'or')}"] if spots else [])
+        return f"{quantity}{c.n} of {self.cards(c.cards)} had been {' or '.join(where)} so far"
 
     def card(self, c: int) -> str:
         return self.kb.deck[c].name
@@ -168,29 +258,44 @@ class _Words:
 
     def headline(self, e: Explanation) -> str:
         name, z = self.card(e.card), e.loc
+        now = " now" if self.kb.epochs > 1 and e.epoch == self.kb.epochs - 1 else ""
         if self.is_place(z):
-            return f"{name} is {'' if e.certain else 'not '}in {self.loc(z)}"
-        return f"{name} is {'' if e.certain else 'not '}{self.kb.locations[z]}'s"
+            return f"{name} is {'' if e.certain else 'not '}in {self.loc(z)}{now}"
+        return f"{name} is {'' if e.certain else 'not '}{self.kb.locations[z]}'s{now}"
 
-    def at(self, items: list[tuple[int, str | None]], z: int) -> str:
-        """``items``: (card, source) pairs at one location, one clause."""
+    def at(self, items: list[tuple[int, str | None]], z: int, epoch: int = 0) -> str:
+        """``items``: (card, source) pairs at one location in one epoch, one clause."""
+        items, when = self._timed(items, epoch)
         body = self._listed(items, "and")
         if self.is_place(z):
             verb = "is" if len(items) == 1 else "are"
-            return f"{body} {verb} in {self.loc(z)}"
-        return f"{self.kb.locations[z]} holds {body}"
+            return f"{body} {verb} in {self.loc(z)}{when}"
+        return f"{self.kb.locations[z]} holds {body}{when}"
 
-    def not_at(self, items: list[tuple[int, str | None]], z: int) -> str:
+    def not_at(self, items: list[tuple[int, str | None]], z: int, epoch: int = 0) -> str:
+        items, when = self._timed(items, epoch)
         if self.is_place(z):
             if len(items) == 1:
-                return f"{self._listed(items, 'and')} is not in {self.loc(z)}"
-            return f"neither {self._listed(items, 'nor')} is in {self.loc(z)}"
+                return f"{self._listed(items, 'and')} is not in {self.loc(z)}{when}"
+            return f"neither {self._listed(items, 'nor')} is in {self.loc(z)}{when}"
         who = self.kb.locations[z]
         if len(items) == 1:
-            return f"{who} does not hold {self._listed(items, 'and')}"
+            return f"{who} does not hold {self._listed(items, 'and')}{when}"
         if len(items) == 2:
-            return f"{who} holds neither {self._listed(items, 'nor')}"
-        return f"{who} holds none of {self._listed(items, 'and')}"
+            return f"{who} holds neither {self._listed(items, 'nor')}{when}"
+        return f"{who} holds none of {self._listed(items, 'and')}{when}"
+
+    def _timed(
+        self, items: list[tuple[int, str | None]], epoch: int
+    ) -> tuple[list[tuple[int, str | None]], str]:
+        """The clause's time suffix, with the source after it when every card shares one
+        ("ann holds 101 at the start (event 1)"); a source the time already names is dropped."""
+        when, named = self.when(epoch)
+        sources = {source for _, source in items}
+        if when and len(sources) == 1:
+            source = sources.pop()
+            return [(card, None) for card, _ in items], when + ("" if source == named else _tag(source))
+        return [(card, None if source == named else source) for card, source in items], when
 
     def _listed(self, items: list[tuple[int, str | None]], word: str) -> str:
         """Cards with their sources; a source shared by consecutive cards is said once, after
@@ -205,14 +310,18 @@ class _Words:
         """One constraint in words, without its source."""
         kb = self.kb
         if isinstance(c, At):
-            return self.at([(c.card, None)], c.loc)
+            return self.at([(c.card, None)], c.loc, c.epoch)
         if isinstance(c, NotAt):
-            return self.not_at([(c.card, None)], c.loc)
+            return self.not_at([(c.card, None)], c.loc, c.epoch)
+        if isinstance(c, Transfer):
+            return self.transfer(c)
+        if isinstance(c, CountEver):
+            return self.count_ever(c)
         if isinstance(c, AtLeastOne):
-            who = self.loc(c.loc)
+            who, when = self.loc(c.loc), self.when(c.epoch)[0]
             if self.is_place(c.loc):
-                return f"at least one of {self.cards(c.cards)} is in {who}"
-            return f"{who} holds at least one of {self.cards(c.cards)}"
+                return f"at least one of {self.cards(c.cards)} is in {who}{when}"
+            return f"{who} holds at least one of {self.cards(c.cards)}{when}"
         if isinstance(c, Count):
             return self.count(c)
         if isinstance(c, NotAll):
@@ -228,12 +337,17 @@ class _Words:
         return kb.describe(c)
 
     def count(self, c: Count) -> str:
+        return self._count(c) + self.when(c.epoch)[0]
+
+    def _count(self, c: Count) -> str:
         kb = self.kb
         quantity = {Op.EQ: "", Op.LE: "at most ", Op.GE: "at least "}[c.op]
         holder = self.loc(c.loc)
         verb = "holds"
         if len(c.cards) == kb.num_cards:
             unit = "card" if c.n == 1 else "cards"
+            if self.is_place(c.loc):  # "the melds holds 0 cards" reads wrong
+                return f"{quantity}{c.n} {unit} {'is' if c.n == 1 and not quantity else 'are'} in {holder}"
             return f"{holder} {verb} {quantity}{c.n} {unit}"
         for category in kb.deck.categories:
             members = tuple(card.id for card in kb.deck.in_category(category))
@@ -256,22 +370,23 @@ def render(
     words = _Words(kb, places)
     ordered = sorted(explanation.steps, key=lambda s: _event_number(s.source))
     clauses: list[tuple[float, str]] = []
-    groups: dict[tuple[str, int], list[tuple[int, str | None]]] = {}
-    group_pos: dict[tuple[str, int], float] = {}
+    groups: dict[tuple[str, int, int], list[tuple[int, str | None]]] = {}
+    group_pos: dict[tuple[str, int, int], float] = {}
     for step in ordered:
         c = step.constraint
         text = phrase(c, step.source) if phrase is not None else None
-        if text is None and isinstance(c, At | NotAt) and c.epoch == 0:
-            key = (type(c).__name__, c.loc)
+        if text is None and isinstance(c, At | NotAt):
+            key = (type(c).__name__, c.loc, c.epoch)
             groups.setdefault(key, []).append((c.card, step.source))
             group_pos.setdefault(key, _event_number(step.source))
             continue
         if text is None:
             text = words.constraint(c)
-        clauses.append((_event_number(step.source), text + _tag(step.source)))
+        named = words.when(c.epoch)[1] if isinstance(c, Count | AtLeastOne) else None
+        clauses.append((_event_number(step.source), text + ("" if step.source == named else _tag(step.source))))
     for key, items in groups.items():
-        kind, z = key
-        text = words.at(items, z) if kind == "At" else words.not_at(items, z)
+        kind, z, epoch = key
+        text = words.at(items, z, epoch) if kind == "At" else words.not_at(items, z, epoch)
         clauses.append((group_pos[key], text))
     clauses.sort(key=lambda item: item[0])
     head = words.headline(explanation)
