@@ -5,10 +5,12 @@ event that contradicts the log held back naming the events it conflicts with, th
 card locations, continuous saving and resuming. A :class:`GameAdapter` owns what differs: the
 game's log format (``deduce.games.<game>_log``), the line grammar of its events, how they read
 back, and the answer shown under the grid (the hidden answer, a recommended action and its
-value). ``deduce.assist_<game>`` modules hold the adapters; :func:`adapter_for` finds them.
+value). ``deduce.assist_<game>`` modules hold the adapters, Clue's included; :func:`adapter_for`
+finds them.
 
 No I/O and no solver import: the caller passes a solver (``consistent``, ``tallies``,
-``possible``, ``core``) and a ``save`` callback; ``deduce assist`` does the terminal and the
+``possible``, ``core``; Clue's adapter also counts the envelope's answers with
+``solution_counts``) and a ``save`` callback; ``deduce assist`` does the terminal and the
 file. Bad input never changes the log: a mistyped line is refused with a one-line error.
 """
 
@@ -174,7 +176,7 @@ class GameAssistant:
     ``log``: a saved game log to resume (raises :class:`LogError` if it cannot be read; a
     contradictory log is accepted and the conflict reported, so nothing is lost). ``setup``
     pre-fills setup answers: ``players``, ``me`` (a name, or ``None`` for a spectator) and the
-    adapter's own steps (e.g. ``hand``).
+    adapter's own steps (e.g. ``hand``; Clue's ``deck`` and ``hand_sizes``, ``None`` for the defaults).
     """
 
     def __init__(

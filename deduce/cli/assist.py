@@ -1,5 +1,6 @@
-"""``deduce assist GAME``: the detective's notebook at a real table (Clue, and every game with an
-adapter in ``deduce.assist_<game>``, driven by the shared :class:`~deduce.assist_game.GameAssistant`).
+"""``deduce assist GAME``: the detective's notebook at a real table, for every game with an adapter
+in ``deduce.assist_<game>`` (Clue's in :mod:`deduce.assist_clue`), driven by the shared
+:class:`~deduce.assist_game.GameAssistant`.
 
 Reads typed lines from a text stream (the terminal, with readline completion of commands,
 player and card names; or any stream, so tests and scripts can feed lines) and writes the
