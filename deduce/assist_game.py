@@ -363,8 +363,9 @@ class GameAssistant:
             words = line.split()
             if words[0].isdigit() and len(words) == 1:
                 return self._undo([words[0]], pending)
-            if words[0].lower() == "undo" and len(words) == 2:
+            if words[0].lower() == "undo" and len(words) <= 2:  # 'undo' alone: the last event
                 return self._undo(words[1:], pending)
+            return "(dropped the held-back event)\n" + self._command(line)
         if not line:
             return ""
         tokens = [t for t in re.split(r"[,\s]+", line) if t]

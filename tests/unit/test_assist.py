@@ -120,3 +120,16 @@ def test_read_line_echoes_a_stream_and_ends_with_none(monkeypatch):
     monkeypatch.setattr("builtins.input", fake_input)
     assert read_line("> ", io.StringIO(), out, tty=True) == "undo"
     assert read_line("> ", io.StringIO(), out, tty=True) is None
+
+
+def test_a_held_back_event_is_added_by_a_bare_undo_and_dropped_by_anything_else():
+    a = small_session("auto")
+    a.handle("has bob birch")
+    assert a.handle("has cy birch").startswith("not added: this contradicts event 1 (bob holds Birch)")
+    assert a.prompt == "undo which event (or press enter to drop the new one)? "
+    reply = a.handle("undo")  # the last event, and the held-back one goes in its place
+    assert reply.startswith("removed event 1: bob holds Birch\nevent 1: cy holds Birch\n")
+    assert a.log()["events"][1:] == [{"type": "card_at", "card": "Birch", "at": "cy"}]
+    assert a.handle("has bob birch").startswith("not added: this contradicts event 1 (cy holds Birch)")
+    assert a.handle("grid") == "(dropped the held-back event)\n" + a.status()
+    assert a.prompt == "> " and a.log()["events"][1:] == [{"type": "card_at", "card": "Birch", "at": "cy"}]
