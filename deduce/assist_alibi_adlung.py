@@ -1,0 +1,411 @@
+"""The table-side assistant's Alibi (Adlung) part: the event lines, their wording and the advice.
+
+Lines (cards are faces: an evidence feature such as ``glasses`` or ``long_hair``, or ``alibi``,
+``eye``, ``bribe``; prefixes will do, 'me' is you; ``got FACES`` lists what you drew, and only
+on your own lines; the refill draw and a reshuffle are implied):
+
+* ``lay WHO FACE [got FACES]``: evidence laid (the hand is refilled after it).
+* ``alibi WHO SUSPECT [got ...]``, ``bribe WHO VICTIM FACE [got ...]``, ``eye WHO``, and
+  ``stop WHO [got ...]`` when a Watchful Eye's extra plays end early.
+* ``exchange WHO FACES [got ...]``: an exchange *instead* of a play (so WHO held no evidence
+  for an uncovered suspect); ``swap WHO FACE [got ...]``: the optional single exchange;
+  ``opening WHO FACES [got ...]``: a dealt hand of special cards redrawn.
+* ``convict WHO SUSPECT [new SUSPECT]``: WHO named the culprit; the new suspect of the row.
+
+The grid (one row per copy: which copy is which is the log's bookkeeping, see
+:mod:`deduce.games.alibi_adlung_log`) shows where each card may be, from the static knowledge
+base, a sound relaxation: certain and impossible are exact, its spread is labelled
+approximate. Under it, the exact posterior (``solvers.alibi_adlung`` on the time-indexed
+knowledge, summed over the readings of any ambiguous reveal) of how many copies of each face
+each opponent and the deck hold; the uncovered suspects with what they still lack and where
+it is; and, for a seated player, the ``counting`` agent's best play and its value (its
+expected points against the average opponent: a heuristic on exact marginals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agents.alibi_adlung import CountingAgent
+from deduce.assist import match_name, read_names
+from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from deduce.errors import DeduceError, LogError, TooLarge
+from deduce.games.alibi_adlung import (
+    DECK,
+    DISCARD,
+    TABLE,
+    AlibiAdlungConfig,
+    AlibiAdlungGame,
+    AlibiAdlungObservation,
+    Bribed,
+    Convicted,
+    Dealt,
+    Drew,
+    Exchange,
+    Exchanged,
+    LaidAlibi,
+    LaidEvidence,
+    LaidEye,
+    PlayAlibi,
+    PlayBribe,
+    PlayEvidence,
+    PlayEye,
+    Reshuffled,
+    Special,
+    SuspectDrawn,
+)
+from deduce.games.alibi_adlung_history import timeline
+from deduce.games.alibi_adlung_log import (
+    TableEvent,
+    TableObservation,
+    branches,
+    face_of,
+    faces,
+    flat,
+    parse,
+    suspect_name,
+)
+from deduce.games.base import Action, Game, Observation
+
+__all__ = ["AlibiAdlungAdapter", "ADAPTER", "face_posterior"]
+
+_LAYS = ("lay", "alibi", "bribe", "eye", "stop", "exchange", "swap", "opening", "convict")
+
+
+def face_posterior(game: AlibiAdlungGame, data: Mapping[str, Any], obs: TableObservation,
+                   limit: int = 64) -> tuple[dict[str, np.ndarray], int] | None:
+    """Exact expected copies of each face at each location now, and the number of readings
+    summed; ``None`` when it cannot be counted (too many readings of ambiguous reveals, or
+    too many states for the counter).
+
+    Each reading's worlds are counted by ``solvers.alibi_adlung`` and weighed by its
+    multiplicity (:mod:`deduce.games.alibi_adlung_log`): P(x) = sum_b w_b N_b(x) / sum_b w_b N_b.
+    """
+    from solvers.alibi_adlung import AdlungCounter
+
+    if obs.ambiguous:
+        try:
+            readings = [b.observation for b in branches(data, limit=limit)]
+        except LogError:
+            return None
+    else:
+        readings = [obs]
+    counter = AdlungCounter()
+    locs = len(game.locations)
+    num = {f: [0] * locs for f in faces(game)}
+    den = 0
+    for reading in readings:
+        try:
+            post = counter.posterior(timeline(game, flat(reading)))
+        except TooLarge:
+            return None
+        den += reading.weight * post.total
+        for c, row in enumerate(post.cells):
+            acc = num[face_of(game, c)]
+            for z, v in enumerate(row):
+                acc[z] += reading.weight * v
+    if den == 0:
+        return None
+    return {f: np.array([float(Fraction(v, den)) for v in row]) for f, row in num.items()}, len(readings)
+
+
+class _Advisor(CountingAgent):
+    """The ``counting`` agent fed the assistant's marginals instead of its own count."""
+
+    def __init__(self, marginals: np.ndarray) -> None:
+        super().__init__()
+        self._given = marginals
+
+    def marginals(self, obs: AlibiAdlungObservation) -> np.ndarray:
+        return self._given
+
+
+class AlibiAdlungAdapter(GameAdapter):
+    """Alibi (Adlung) at a real table: lays, special cards, exchanges and convictions, in faces."""
+
+    game: ClassVar[str] = "alibi-adlung"
+    help: ClassVar[str] = """\
+events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes will do; 'me' is you;
+'got FACES' says what you drew, on your own lines only; refills and reshuffles are implied):
+  lay WHO FACE [got FACES]           WHO laid evidence
+  alibi WHO SUSPECT [got FACES]      WHO covered a suspect (s1 ... s12)
+  bribe WHO VICTIM FACE [got FACES]  WHO bribed away VICTIM's evidence
+  eye WHO                            a Watchful Eye; 'stop WHO [got FACES]' if it ends early
+  exchange WHO FACES [got FACES]     an exchange instead of a play (WHO held no evidence)
+  swap WHO FACE [got FACES]          the optional single exchange
+  opening WHO FACES [got FACES]      an opening hand of special cards redrawn
+  convict WHO SUSPECT [new SUSPECT]  WHO named the culprit; the suspect who joins the row"""
+    rules: ClassVar[str] = "the copies of each card, the hand sizes and the exchanges instead of a play"
+    words: ClassVar[tuple[str, ...]] = (*_LAYS, "got", "new", *faces(AlibiAdlungGame()))
+    seats: ClassVar[tuple[int, int]] = (2, 5)
+    places: ClassVar[Mapping[str, str]] = {DECK: "the deck", DISCARD: "the discard pile", TABLE: "the table"}
+    #: the grid's knowledge base is a relaxation: its count would be exact for it but not the
+    #: posterior, so the grid shows where cards may be; the exact posterior is under it.
+    countable: ClassVar[bool] = False
+
+    def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
+        return parse(log)
+
+    # -- setup -------------------------------------------------------------------------------
+    def steps(self, me: str | None) -> tuple[str, ...]:
+        return ("row",) if me is None else ("row", "hand")
+
+    def prompt(self, step: str, players: list[str], me: str | None) -> str:
+        cfg = AlibiAdlungConfig(num_players=max(2, len(players)))
+        if step == "row":
+            return f"the {cfg.row_size} face-up suspects (s1 to s{len(cfg.suspect_table())}, e.g. 's1 s5 s7 s12'):"
+        return f"your {cfg.hand_size} cards (faces, e.g. 'glasses knife bribe fat'):"
+
+    def answer(self, step: str, line: str, players: list[str], me: str | None) -> Any:
+        game = AlibiAdlungGame(num_players=max(2, len(players)))
+        tokens = [t for t in line.replace(",", " ").split() if t]
+        if step == "row":
+            names = [suspect_name(s) for s in range(len(game.suspects))]
+            row = [match_name(t, names, "suspect") for t in tokens]
+            if len(set(row)) != game.config.row_size or len(row) != game.config.row_size:
+                raise DeduceError(f"the row is {game.config.row_size} different suspects; got {len(set(row))}")
+            return row
+        hand = read_names(tokens, faces(game), "card")
+        if len(hand) != game.config.hand_size:
+            raise DeduceError(f"your hand is {game.config.hand_size} cards; got {len(hand)}")
+        return hand
+
+    def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
+        log: dict[str, Any] = {"game": self.game, "players": players}
+        if me is not None:
+            log["me"] = me
+        log["row"] = list(answers["row"])
+        log["events"] = [] if me is None else [{"type": "hand", "cards": list(answers["hand"])}]
+        return log
+
+    # -- lines -------------------------------------------------------------------------------
+    def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:
+        game = session.game
+        assert isinstance(game, AlibiAdlungGame)
+        if word not in _LAYS:
+            return None
+        who, i = session.player(rest, 0)
+        tail = rest[i:]
+        lower = [t.lower() for t in tail]
+        extra = "new" if word == "convict" else "got"
+        cut = lower.index(extra) if extra in lower else len(tail)
+        body, after = tail[:cut], tail[cut + 1:]
+        card_names = faces(game)
+        suspects = [suspect_name(s) for s in range(len(game.suspects))]
+        event: dict[str, Any] = {"type": word, "player": who}
+        if word == "convict":
+            if len(body) != 1 or (extra in lower and len(after) != 1):
+                raise DeduceError("usage: convict WHO SUSPECT [new SUSPECT]")
+            event["suspect"] = match_name(body, suspects, "suspect")
+            if extra in lower:
+                event["new"] = match_name(after, suspects, "suspect")
+            return [event]
+        if extra in lower:
+            if not after:
+                raise DeduceError("'got' needs the faces you drew")
+            event["got"] = read_names(after, card_names, "card")
+        if word in ("eye", "stop"):
+            if body:
+                raise DeduceError(f"usage: {word} WHO" + (" [got FACES]" if word == "stop" else ""))
+        elif word == "alibi":
+            if len(body) != 1:
+                raise DeduceError("usage: alibi WHO SUSPECT [got FACES]")
+            event["suspect"] = match_name(body, suspects, "suspect")
+        elif word == "bribe":
+            if not body:
+                raise DeduceError("usage: bribe WHO VICTIM FACE [got FACES]")
+            victim, j = session.player(body, 0)
+            event["victim"] = victim
+            event["card"] = _one(body[j:], card_names, "bribe WHO VICTIM FACE [got FACES]")
+        elif word in ("lay", "swap"):
+            event["card"] = _one(body, card_names, f"{word} WHO FACE [got FACES]")
+        else:  # exchange, opening
+            if not body:
+                raise DeduceError(f"usage: {word} WHO FACES [got FACES]")
+            event["type"] = "exchange"
+            event["reason"] = "instead" if word == "exchange" else "opening"
+            event["cards"] = read_names(body, card_names, "card")
+        return [event]
+
+    def event_text(self, game: Game, obs: Observation, index: int) -> str:
+        assert isinstance(game, AlibiAdlungGame)
+        names = game.config.names
+        e = obs.events[index]
+        if not isinstance(e, TableEvent):
+            return type(e).__name__
+        words: list[str] = []
+        if e.type == "stop":
+            words.append(f"{names[e.player]} ended the Watchful Eye's extra plays")
+        for part in e.parts:
+            if isinstance(part, Dealt):
+                words.append(f"your hand: {_faces(game, part.cards)}")
+            elif isinstance(part, LaidEvidence):
+                words.append(f"{names[part.player]} laid {face_of(game, part.card)}")
+            elif isinstance(part, LaidAlibi):
+                words.append(f"{names[part.player]} covered {suspect_name(part.suspect)} with an Alibi")
+            elif isinstance(part, Bribed):
+                words.append(f"{names[part.player]} bribed away {names[part.victim]}'s {face_of(game, part.target)}")
+            elif isinstance(part, LaidEye):
+                words.append(f"{names[part.player]} played a Watchful Eye")
+            elif isinstance(part, Exchanged):
+                what = _faces(game, part.cards)
+                if part.reason == "instead":
+                    words.append(f"{names[part.player]} exchanged {what} instead of playing (held no evidence "
+                                 "for an uncovered suspect)")
+                elif part.reason == "single":
+                    words.append(f"{names[part.player]} swapped {what}")
+                else:
+                    words.append(f"{names[part.player]} redrew an opening hand of {what}")
+            elif isinstance(part, Reshuffled):
+                words.append(f"the discard pile ({len(part.cards)} cards) was shuffled into a new deck")
+            elif isinstance(part, Drew) and part.cards:
+                words.append(f"you drew {_faces(game, part.cards)}")
+            elif isinstance(part, Convicted):
+                points = ", ".join(f"{names[q]} {k}" for q, k in enumerate(part.points))
+                how = " (the last suspect left by three Alibis)" if part.reason == "third_alibi" else ""
+                words.append(f"{names[part.by]} convicted {suspect_name(part.suspect)}{how}; points: {points}")
+            elif isinstance(part, SuspectDrawn):
+                words.append(f"{suspect_name(part.suspect)} joins the row")
+        return "; ".join(words) or e.type
+
+    # -- advice ------------------------------------------------------------------------------
+    def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:
+        game, obs = session.game, session.obs
+        assert isinstance(game, AlibiAdlungGame) and isinstance(obs, TableObservation)
+        n = game.num_players
+        view = flat(obs)
+        counted = face_posterior(game, session.log(), obs)
+        if counted is None:  # the relaxation's spread over the places still possible
+            expect = {f: np.zeros(len(game.locations)) for f in faces(game)}
+            for c in range(len(game.deck)):
+                expect[face_of(game, c)] += marginals.p[c]
+            label = "approximate: the readings of ambiguous reveals are too many to count"
+        else:
+            expect, readings = counted
+            label = "exact" + (f", summed over {readings} readings of ambiguous reveals" if readings > 1 else "")
+        hidden = [q for q in range(n) if q != obs.player] + [n]
+        heads = [game.locations[z] for z in hidden]
+        lines = [f"copies of each face not yet seen ({label}):",
+                 "  " + " " * 13 + "".join(f"{h[:6]:>7}" for h in heads)]
+        for f in faces(game):
+            row = expect[f][hidden]
+            if row.sum() > 1e-9:
+                lines.append(f"  {f:<13}" + "".join(f"{v:7.2f}" for v in row))
+        lines += self._suspect_lines(game, view, expect, hidden)
+        if obs.player is not None and obs.hand and not obs.terminal:
+            lines += self._advice(game, view, expect)
+        return lines
+
+    @staticmethod
+    def _suspect_lines(game: AlibiAdlungGame, obs: AlibiAdlungObservation, expect: Mapping[str, np.ndarray],
+                       hidden: Sequence[int]) -> list[str]:
+        """Each row suspect: its features, how many lie on the table, where the missing ones are."""
+        need = game.config.convict_distinct
+        on_table = {game.feature_of[c] for t in obs.tableaux for c in t}
+        covered = {s for s, _ in obs.alibis}
+        names = game.locations
+        lines = ["suspects:"]
+        provable = []
+        for s in obs.row:
+            feats = sorted(game.suspects[s])
+            have = len(set(feats) & on_table)
+            if s in covered:
+                lines.append(f"  {suspect_name(s)} ({' '.join(feats)}): covered by an Alibi")
+                continue
+            if have >= need:
+                provable.append(suspect_name(s))
+            missing = [f for f in feats if f not in on_table]
+            where = "; ".join(
+                f"{f} " + ", ".join(f"{names[z]} {expect[f][z]:.2f}" for z in hidden if expect[f][z] > 0.005)
+                for f in missing)
+            lines.append(f"  {suspect_name(s)} ({' '.join(feats)}): {have}/{need} on the table"
+                         + (f"; missing {where}" if missing else ""))
+        if provable:
+            lines.append(f"provable now: {', '.join(provable)} (the player who laid the last evidence names one)")
+        return lines
+
+    @staticmethod
+    def _advice(game: AlibiAdlungGame, obs: AlibiAdlungObservation, expect: Mapping[str, np.ndarray]) -> list[str]:
+        """The ``counting`` agent's best play (or exchange) from my hand, with its value."""
+        me = obs.player
+        assert me is not None
+        n = game.num_players
+        m = np.zeros((len(game.deck), len(game.locations)))
+        known = {c: me for c in obs.hand} | {c: n + 1 for c in obs.discard}
+        known |= {c: n + 2 for t in obs.tableaux for c in t} | {c: n + 2 for _, c in obs.alibis}
+        known |= {c: n + 2 for _, c in obs.eyes}
+        unseen: dict[str, list[int]] = {}
+        for c in range(len(game.deck)):
+            if c in known:
+                m[c, known[c]] = 1.0
+            else:
+                unseen.setdefault(face_of(game, c), []).append(c)
+        for f, cards in unseen.items():  # a face's expected copies, spread over its unseen copies
+            for z in range(len(game.locations)):
+                if z not in (me, n + 1, n + 2):
+                    m[cards, z] = expect[f][z] / len(cards)
+        agent = _Advisor(m)
+        agent.reset(game, me, 0)
+        pos = agent.position(obs)
+        uncovered = [s for s in obs.row if s not in {a for a, _ in obs.alibis}]
+        pool = obs.row if game.config.alibied_count_for_matching else uncovered
+        playable = {f for s in pool for f in game.suspects[s]}
+        options: list[Action] = [PlayEvidence(c) for c in obs.hand if game.feature_of[c] in playable]
+        evidence_playable = bool(options)
+        for c in obs.hand:
+            kind = game.special_of[c]
+            if kind is Special.ALIBI and len(uncovered) > 1:
+                options += [PlayAlibi(c, s) for s in uncovered]
+            elif kind is Special.BRIBE:
+                options += [PlayBribe(c, t) for q, tab in enumerate(obs.tableaux) if q != me for t in tab]
+            elif kind is Special.EYE:
+                options.append(PlayEye(c))
+        now = agent.value(obs, pos)
+        lines = []
+        if options:
+            scored = sorted(((agent.value(obs, agent.after(pos, a)), i) for i, a in enumerate(options)), reverse=True)
+            value, best = scored[0][0], options[scored[0][1]]
+            lines.append(f"best play (counting agent): {_action_text(game, best)}, value {value:+.2f} "
+                         f"(now {now:+.2f}; expected points against the average opponent, a heuristic)")
+        if not evidence_playable:
+            values = agent.card_values(obs, pos)
+            _, deck_p = agent.beliefs(obs)
+            draw = float(sum(deck_p[c] * v for c, v in values.items()) / max(float(deck_p.sum()), 1e-12))
+            worse = sorted(c for c in obs.hand if values[c] < draw) or [min(obs.hand, key=lambda c: values[c])]
+            lines.append(f"no evidence to play: exchange {_action_text(game, Exchange(tuple(worse)))} "
+                         f"(each worth less than an average draw, {draw:.2f})")
+        return lines
+
+
+def _one(tokens: Sequence[str], names: Sequence[str], usage: str) -> str:
+    if not tokens:
+        raise DeduceError(f"usage: {usage}")
+    found = read_names(tokens, names, "card")
+    if len(found) != 1:
+        raise DeduceError(f"usage: {usage} (one card)")
+    return found[0]
+
+
+def _faces(game: AlibiAdlungGame, cards: Sequence[int]) -> str:
+    return ", ".join(face_of(game, c) for c in cards)
+
+
+def _action_text(game: AlibiAdlungGame, action: Action) -> str:
+    if isinstance(action, PlayEvidence):
+        return f"lay {face_of(game, action.card)}"
+    if isinstance(action, PlayAlibi):
+        return f"alibi {suspect_name(action.suspect)}"
+    if isinstance(action, PlayBribe):
+        return f"bribe {face_of(game, action.target)}"
+    if isinstance(action, PlayEye):
+        return "eye"
+    if isinstance(action, Exchange):
+        return _faces(game, action.cards)
+    return repr(action)
+
+
+ADAPTER = AlibiAdlungAdapter()
