@@ -238,6 +238,9 @@ class _Reader(LogReader):
         #: strict: an ambiguous reveal forks the reading (for :func:`branches`); otherwise the
         #: oldest cohort is taken and, past it, any copy the observer cannot place.
         self.strict = strict
+        #: with ``strict``: at an ambiguous reveal, fork over every copy rather than one per
+        #: class, each unweighted (what the class weights stand for; tests compare the two)
+        self.every_copy = False
         self.choices: list[int] = []
         self.ambiguous: list[tuple[int, int]] = []
         self.local: list[int] = []
@@ -375,9 +378,14 @@ class _Reader(LogReader):
                 raise self.fail(f"{names[q]} cannot hold a {face}: every copy that could be in that hand "
                                 "is accounted for")
             keys = sorted(by_cohort)
-            k = keys[self._choose(len(keys))] if len(keys) > 1 else keys[0]
-            card = by_cohort[k][0]
-            self.weight *= len(by_cohort[k])
+            if self.every_copy and len(keys) > 1:  # one reading per copy (checks the weights)
+                copies = [c for key in keys for c in by_cohort[key]]
+                card = copies[self._choose(len(copies))] if len(copies) > 1 else copies[0]
+                k = self.cohort[card]
+            else:
+                k = keys[self._choose(len(keys))] if len(keys) > 1 else keys[0]
+                card = by_cohort[k][0]
+                self.weight *= len(by_cohort[k])
             if self.held[q][k] <= 0:  # the lenient case above: take the slot from another cohort
                 k = max(range(len(self.held[q])), key=lambda j: self.held[q][j])
             self.held[q][k] -= 1
@@ -389,6 +397,7 @@ class _Reader(LogReader):
         """``q`` draws ``count`` cards (fewer if the deck and the pile run out), reshuffling the
         discard pile when the deck runs out; ``got``: the faces, for the observer's draws."""
         game = self.game
+        count = min(count, self.deck_size + len(self.discard))  # both ran out: fewer cards
         if (q == self.seat) != (got is not None) and count > 0:
             if q == self.seat:
                 raise self.fail(f"you drew {count} card(s): say which with 'got'")
@@ -714,12 +723,14 @@ class _TooMany(Exception):
     """More readings than the caller's limit."""
 
 
-def _walk(data: Mapping[str, Any], every: bool, limit: int, work: int) -> tuple[TableGame, list[TableObservation]]:
+def _walk(data: Mapping[str, Any], every: bool, limit: int, work: int,
+          every_copy: bool = False) -> tuple[TableGame, list[TableObservation]]:
     """The strict readings of a log: the first one (``every=False``) or all of them (at most
     ``limit``, and a bounded amount of work). Depth first over the options at ambiguous
     reveals; a state from which no reading went on is remembered by
     :meth:`_Reader.signature` and not tried again."""
     root = _Reader(data, strict=True)
+    root.every_copy = every_copy
     root.header()
     raw_events = root.data.get("events", [])
     if not isinstance(raw_events, list):

@@ -194,3 +194,35 @@ def test_the_log_loads_through_the_common_reader_and_a_contradiction_names_its_e
     bad = {**SCARCE, "events": [SCARCE_HAND, swap, {"type": "exchange", "player": "cy", "cards": ["newspaper"]}]}
     with pytest.raises(LogError, match=r"event 2 \(.*\) contradicts event 0, event 1"):
         load_log(bad, check="cpsat")
+
+
+def test_the_weighted_readings_count_what_every_copy_would():
+    """The symmetry argument of the module docstring, checked: at an ambiguous reveal, one
+    reading per class weighted by its size gives the face posterior of one reading per copy
+    (and the weights matter: unweighted, the answer differs)."""
+    from deduce.games.alibi_adlung_log import _walk
+
+    counter = AdlungCounter()
+
+    def mixture(game, readings, weighted=True):
+        num, den = {}, 0
+        for obs in readings:
+            w = obs.weight if weighted else 1
+            post = counter.posterior(timeline(game, flat(obs)))
+            den += w * post.total
+            for c, row in enumerate(post.cells):
+                for z, v in enumerate(row):
+                    key = (face_of(game, c), z)
+                    num[key] = num.get(key, 0) + w * v
+        return {k: Fraction(v, den) for k, v in num.items()}
+
+    for seed, steps in ((0, 59), (3, 53)):  # 2 players, just after the first ambiguous reveal
+        *_, (_, state) = _play(2, seed, steps)
+        log = export(state.game, state.observation(0))
+        log_game, view = parse(log)
+        by_class = [b.observation for b in branches(log)]
+        _, by_copy = _walk(log, True, 64, 20_000, every_copy=True)
+        assert view.ambiguous and len(by_copy) > len(by_class) > 1
+        assert len({obs.weight for obs in by_class}) > 1
+        assert mixture(log_game, by_class) == mixture(log_game, by_copy)
+        assert mixture(log_game, by_class, weighted=False) != mixture(log_game, by_copy)
