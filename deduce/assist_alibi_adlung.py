@@ -33,7 +33,7 @@ import numpy as np
 from agents.alibi_adlung import CountingAgent
 from deduce.assist import match_name, read_names
 from deduce.assist_game import GameAdapter, GameAssistant, Marginals
-from deduce.errors import DeduceError, LogError, TooLarge
+from deduce.errors import DeduceError, LogError, NotSupported, TooLarge
 from deduce.games.alibi_adlung import (
     DECK,
     DISCARD,
@@ -279,11 +279,8 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         n = game.num_players
         view = flat(obs)
         counted = face_posterior(game, session.log(), obs)
-        if counted is None:  # the relaxation's spread over the places still possible
-            expect = {f: np.zeros(len(game.locations)) for f in faces(game)}
-            for c in range(len(game.deck)):
-                expect[face_of(game, c)] += marginals.p[c]
-            label = "approximate: the readings of ambiguous reveals are too many to count"
+        if counted is None:
+            expect, label = self._relaxed(session, marginals)
         else:
             expect, readings = counted
             label = "exact" + (f", summed over {readings} readings of ambiguous reveals" if readings > 1 else "")
@@ -299,6 +296,24 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         if obs.player is not None and obs.hand and not obs.terminal:
             lines += self._advice(game, view, expect)
         return lines
+
+    @staticmethod
+    def _relaxed(session: GameAssistant, marginals: Marginals) -> tuple[dict[str, np.ndarray], str]:
+        """Expected copies from the grid's knowledge base (without the reshuffle cohorts once a
+        reveal was ambiguous: sound, but a relaxation), counted if the solver can, else its
+        spread over the places still possible."""
+        game = session.game
+        assert isinstance(game, AlibiAdlungGame)
+        try:
+            p = np.asarray(session.solver.tallies(session.kb).marginals(), dtype=float)
+            label = "approximate: counted on a sound relaxation, as the readings of ambiguous reveals are too many"
+        except (NotSupported, NotImplementedError, TooLarge):
+            p = marginals.p
+            label = "approximate: spread over the places still possible"
+        expect = {f: np.zeros(len(game.locations)) for f in faces(game)}
+        for c in range(len(game.deck)):
+            expect[face_of(game, c)] += p[c]
+        return expect, label
 
     @staticmethod
     def _suspect_lines(game: AlibiAdlungGame, obs: AlibiAdlungObservation, expect: Mapping[str, np.ndarray],

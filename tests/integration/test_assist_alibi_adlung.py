@@ -170,3 +170,13 @@ def test_setup_refuses_a_wrong_table_and_a_failed_save_keeps_the_game():
     assert b.log()["events"] == log["events"][:-1]
     assert b.handle("redo").startswith(f"event {len(log['events']) - 1}: ")
     assert b.log()["events"] == log["events"]
+
+
+def test_after_a_reshuffle_the_answer_is_summed_over_readings_or_labelled_approximate():
+    _, state = played("alibi-adlung", 0, 59, num_players=2)  # just after an ambiguous reveal
+    a = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=export(state.game, state.observation(0)))
+    assert a.obs.ambiguous
+    assert "copies of each face not yet seen (exact, summed over 2 readings of ambiguous reveals):" in a.start()
+    _, state = played("alibi-adlung", 11, 300, num_players=4)  # many ambiguous reveals
+    b = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=export(state.game, state.observation(1)))
+    assert "copies of each face not yet seen (approximate: counted on a sound relaxation" in b.start()
