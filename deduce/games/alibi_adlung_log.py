@@ -5,13 +5,15 @@
  "events": [{"type": "hand", "cards": ["glasses", "knife", "bribe", "fat"]},
             {"type": "lay", "player": "ann", "card": "glasses", "got": ["thin"]},
             {"type": "lay", "player": "bob", "card": "knife"},
-            {"type": "exchange", "player": "cy", "reason": "instead", "cards": ["plain", "umbrella"]},
+            {"type": "exchange", "player": "cy", "reason": "instead", "cards": ["revolver", "short_hair"]},
             {"type": "swap", "player": "ann", "card": "thin", "got": ["dotted"]},
             {"type": "alibi", "player": "bob", "suspect": "s2"},
             {"type": "bribe", "player": "cy", "victim": "ann", "card": "glasses"},
-            {"type": "eye", "player": "bob"}, {"type": "stop", "player": "bob"},
-            {"type": "convict", "player": "ann", "suspect": "s1", "new": "s7"}]}
+            {"type": "eye", "player": "bob"}, {"type": "stop", "player": "bob"}]}
 ```
+
+A conviction is ``{"type": "convict", "player": "ann", "suspect": "s1", "new": "s7"}`` (the
+namer, the culprit, and the suspect who replaces it in the row).
 
 Cards are named by their *face*: an evidence feature ("glasses", "long_hair") or a special card
 ("alibi", "eye", "bribe"); suspects are ``s1`` ... ``s12`` (the engine's table, or the
@@ -27,12 +29,19 @@ the copy last entered the deck with, and its face). Why this is sound and exact:
 is uniform, so the copies of one class have had identical histories in the observer's eyes
 (never named, or named together in one reshuffled pile); swapping two of them maps the worlds
 where one moved onto the worlds where the other did, so every face-level answer is the same
-whichever copy is chosen. Copies of one face in *different* classes are not interchangeable: a
-card an opponent shows after a reshuffle may be an old card or a newly drawn one. Such a reveal
-is *ambiguous*; the reader follows one option (``choices``) and records the options, and
-:func:`branches` lists every combination with its weight (the product, over every lifted face,
-of how many copies its class held then), so the exact face-level posterior is the weighted sum
-of the branches' counts. Before the first reshuffle nothing is ambiguous.
+whichever copy is chosen. Before the first reshuffle every hidden copy is of cohort 0, so the
+reading is exact throughout (the tests check the face posterior against the engine's own).
+
+Copies of one face in *different* classes are not interchangeable: a card an opponent shows
+after a reshuffle may be an old card or a newly drawn one. Such a reveal is *ambiguous*.
+:func:`parse` reads it one way (the oldest cohort; past that, any copy the observer cannot
+place) and marks the view ``ambiguous``; :class:`TableGame` then leaves out the reshuffle-cohort
+facts, and the rest of the static knowledge base treats copies of a face alike, so it stays
+sound (a relaxation). :func:`branches` lists every strict reading with its weight, the product
+over the lifted faces of how many copies their class held then; the exact face-level posterior
+is the weighted sum of the readings' counts (one reading per class, weighted, counts what one
+reading per copy would: the tests check it). The readings multiply with each ambiguous reveal,
+so :func:`branches` gives up past a bound and a caller labels its answer approximate.
 
 Each log event becomes one observation event (a :class:`TableEvent` holding the engine events
 it stands for), so an error can always name it by its index; :class:`TableGame` unpacks them.

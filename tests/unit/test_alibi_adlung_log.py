@@ -75,32 +75,50 @@ def _relabel(game, true_moves, log_moves, pi):
     return pi
 
 
+def _check_view(state, me):
+    """The log of ``me``'s view reads back to the same table, and the true world (copies of
+    one face renamed as the log named them) is a world of the log's knowledge."""
+    game, obs = state.game, state.observation(me)
+    log_game, view = parse(export(game, obs))
+    # the public table and my hand, face by face
+    assert _faces(game, obs.hand) == _faces(log_game, view.hand)
+    assert _faces(game, obs.discard) == _faces(log_game, view.discard)
+    assert [_faces(game, t) for t in obs.tableaux] == [_faces(log_game, t) for t in view.tableaux]
+    assert (obs.hand_sizes, obs.deck_size, obs.row) == (view.hand_sizes, view.deck_size, view.row)
+    # the true world, with copies of one face renamed as the log named them, is a world of
+    # the log's knowledge
+    true_moves = _moves(obs.events, me)
+    log_moves = _moves(flat(view).events, me)
+    pi = _relabel(game, true_moves, log_moves, {c: c for c in range(len(game.deck))})
+    world = state.world()
+    named = np.empty_like(world)
+    for t, c in pi.items():
+        named[c] = world[t]
+    kb = log_game.knowledge(view)
+    assert kb.consistent_with(named), kb.violated(named)[:3]
+
+
 @pytest.mark.parametrize("players,seed,me", [(3, 1, 0), (4, 2, 1), (5, 3, None), (2, 4, 1)])
 def test_a_log_written_from_a_view_replays_to_the_same_table_and_the_true_world_fits(players, seed, me):
     checked = 0
     for step, state in _play(players, seed, 260):
-        if step % 9:
-            continue
-        game, obs = state.game, state.observation(me)
-        log_game, view = parse(export(game, obs))
-        # the public table and my hand, face by face
-        assert _faces(game, obs.hand) == _faces(log_game, view.hand)
-        assert _faces(game, obs.discard) == _faces(log_game, view.discard)
-        assert [_faces(game, t) for t in obs.tableaux] == [_faces(log_game, t) for t in view.tableaux]
-        assert (obs.hand_sizes, obs.deck_size, obs.row) == (view.hand_sizes, view.deck_size, view.row)
-        # the true world, with copies of one face renamed as the log named them, is a world of
-        # the log's knowledge
-        true_moves = _moves(obs.events, me)
-        log_moves = _moves(flat(view).events, me)
-        pi = _relabel(game, true_moves, log_moves, {c: c for c in range(len(game.deck))})
-        world = state.world()
-        named = np.empty_like(world)
-        for t, c in pi.items():
-            named[c] = world[t]
-        kb = log_game.knowledge(view)
-        assert kb.consistent_with(named), kb.violated(named)[:3]
-        checked += 1
+        if step % 9 == 0:
+            _check_view(state, me)
+            checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize("seed,kind", [(3, "opening"), (1, "third_alibi")])
+def test_opening_redraws_and_third_alibi_convictions_replay(seed, kind):
+    game = AlibiAdlungGame(num_players=3, num_alibi=12, num_eye=4, num_bribe=10)  # many special cards
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(150):
+        actions = state.legal_actions()
+        state.apply(actions[int(rng.integers(len(actions)))])
+    assert kind in {getattr(e, "reason", None) for e in state.events}
+    for me in (0, 1, None):
+        _check_view(state, me)
 
 
 @pytest.mark.parametrize("players,seed", [(3, 0), (4, 1)])
