@@ -384,7 +384,7 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         if options:
             scored = sorted(((agent.value(obs, agent.after(pos, a)), i) for i, a in enumerate(options)), reverse=True)
             value, best = scored[0][0], options[scored[0][1]]
-            lines.append(f"best play (counting agent): {_action_text(game, best)}, value {value:+.2f} "
+            lines.append(f"best play (counting agent): {_action_text(game, best, obs.tableaux)}, value {value:+.2f} "
                          f"(now {now:+.2f}; expected points against the average opponent, a heuristic)")
         if not evidence_playable:
             values = agent.card_values(obs, pos)
@@ -397,6 +397,7 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
 
 
 def _one(tokens: Sequence[str], names: Sequence[str], usage: str) -> str:
+    """Exactly one card name from ``tokens`` (else the usage)."""
     if not tokens:
         raise DeduceError(f"usage: {usage}")
     found = read_names(tokens, names, "card")
@@ -406,16 +407,20 @@ def _one(tokens: Sequence[str], names: Sequence[str], usage: str) -> str:
 
 
 def _faces(game: AlibiAdlungGame, cards: Sequence[int]) -> str:
+    """Cards as their faces, in words."""
     return ", ".join(face_of(game, c) for c in cards)
 
 
-def _action_text(game: AlibiAdlungGame, action: Action) -> str:
+def _action_text(game: AlibiAdlungGame, action: Action, tableaux: Sequence[Sequence[int]] = ()) -> str:
+    """An action as the line that would log it (without WHO)."""
     if isinstance(action, PlayEvidence):
         return f"lay {face_of(game, action.card)}"
     if isinstance(action, PlayAlibi):
         return f"alibi {suspect_name(action.suspect)}"
     if isinstance(action, PlayBribe):
-        return f"bribe {face_of(game, action.target)}"
+        victim = next((q for q, t in enumerate(tableaux) if action.target in t), None)
+        whose = f"{game.config.names[victim]}'s " if victim is not None else ""
+        return f"bribe {whose}{face_of(game, action.target)}"
     if isinstance(action, PlayEye):
         return "eye"
     if isinstance(action, Exchange):
