@@ -14,9 +14,10 @@ on your own lines; the refill draw and a reshuffle are implied):
 
 The grid (one row per copy: which copy is which is the log's bookkeeping, see
 :mod:`deduce.games.alibi_adlung_log`) shows where each card may be, from the static knowledge
-base, a sound relaxation: certain and impossible are exact, its spread is labelled
-approximate. Under it, the exact posterior (``solvers.alibi_adlung`` on the time-indexed
-knowledge, summed over the readings of any ambiguous reveal) of how many copies of each face
+base, a sound relaxation: a card marked certain or impossible is so (the relaxation may miss
+some), and its spread is labelled approximate. Under it, the exact posterior
+(``solvers.alibi_adlung`` on the time-indexed knowledge, summed over the readings of any
+ambiguous reveal; labelled approximate past a bound on them) of how many copies of each face
 each opponent and the deck hold; the uncovered suspects with what they still lack and where
 it is; and, for a seated player, the ``counting`` agent's best play and its value (its
 expected points against the average opponent: a heuristic on exact marginals).
