@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from deduce.games.clue import ENVELOPE, ClueGame, ClueObservation
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
+    "cell_text",
     "Recommendation",
     "Recommender",
     "heuristic_recommendation",
@@ -179,13 +181,17 @@ def heuristic_recommendation(
 
 
 # -- rendering --------------------------------------------------------------------------------
-def _cell(count: int, total: int) -> str:
+def cell_text(count: int, total: int, fractions: bool = False) -> str:
+    """One grid cell: YES when certain, - when impossible, else a percentage (or a fraction);
+    ``!`` when nothing is consistent. Exact counts keep 'certain' and 'impossible' exact."""
     if total == 0:
         return "!"
     if count == total:
         return "YES"
     if count == 0:
         return "-"
+    if fractions:
+        return str(Fraction(count, total))
     pct = 100 * count / total
     return f"{pct:.0f}%" if pct >= 1 else "<1%"
 
@@ -203,7 +209,7 @@ def render_grid(kb: KnowledgeBase, tally: Any, mark: Sequence[int] = ()) -> str:
         if card.category != category:
             category = card.category
             lines.append(f"-- {category}")
-        cells = [_cell(tally.cells[card.id][z], tally.total) for z in range(kb.num_locations)]
+        cells = [cell_text(tally.cells[card.id][z], tally.total) for z in range(kb.num_locations)]
         label = ("*" if card.id in mark else " ") + card.name
         lines.append(label.ljust(width) + " ".join(c.rjust(w) for c, w in zip(cells, cols, strict=True)))
     return "\n".join(lines)

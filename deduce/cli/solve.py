@@ -10,6 +10,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
+from deduce.assist import cell_text
 from deduce.errors import NotSupported
 from deduce.logs import load_log
 
@@ -102,19 +103,6 @@ def notebook_json(kb, tally, fractions: bool = False) -> dict[str, Any]:
     return {"worlds": tally.total, "probabilities": probs}
 
 
-def _cell(count: int, total: int, fractions: bool) -> str:
-    if total == 0:
-        return "!"
-    if count == total:
-        return "YES"
-    if count == 0:
-        return "-"
-    if fractions:
-        return str(Fraction(count, total))
-    pct = 100 * count / total
-    return f"{pct:.0f}%" if pct >= 1 else "<1%"
-
-
 def render_notebook(kb, tally, dist: dict, fractions: bool = False, top: int = 10, solver: str = "") -> str:
     """The notebook as text: worlds, the envelope's most likely contents, and the card grid."""
     lines = [f"{tally.total} consistent deals ({solver}, exact)"]
@@ -138,6 +126,6 @@ def render_notebook(kb, tally, dist: dict, fractions: bool = False, top: int = 1
         if card.category != category:
             category = card.category
             lines.append(f"-- {category}")
-        cells = [_cell(tally.cells[card.id][z], tally.total, fractions) for z in range(kb.num_locations)]
+        cells = [cell_text(tally.cells[card.id][z], tally.total, fractions) for z in range(kb.num_locations)]
         lines.append(card.name.ljust(width) + "  " + "  ".join(c.rjust(w) for c, w in zip(cells, cols, strict=True)))
     return "\n".join(lines)

@@ -172,14 +172,13 @@ def test_a_contradictory_saved_log_resumes_and_can_be_repaired(tmp_path):
     assert len(saved(path)["events"]) == 1
 
 
-def test_other_games_are_refused_in_one_line():
+def test_unknown_games_are_refused_in_one_line():
     proc = subprocess.run(
-        [sys.executable, "-m", "deduce", "assist", "alibi-adlung"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "deduce", "assist", "monopoly"], capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().startswith("deduce assist: error: the table assistant supports clue, ")
-    assert "mafia-code" in proc.stderr and "checkpoint-charlie" in proc.stderr
-    assert proc.stderr.strip().endswith("for now; for alibi-adlung try 'deduce play alibi-adlung'")
+    assert proc.stderr.strip().startswith("deduce assist: error: unknown game 'monopoly'; known games: clue, ")
+    assert "alibi-adlung" in proc.stderr
 
 
 @pytest.mark.parametrize("line", ["sug ann gr wrench lounge cy shown=lounge"])

@@ -63,10 +63,13 @@ def assert_refused(out, bad):
         assert any(message in e for e in errors), (line, errors)
 
 
-def test_every_adapted_game_is_dispatched():
-    assert set(assisted_games()) == {"clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"}
-    with pytest.raises(UnknownName, match="no table assistant for 'alibi-adlung'; games with one: clue, "):
-        adapter_for("alibi-adlung")
+def test_every_registered_game_has_an_assistant():
+    from deduce.games.registry import game_names
+
+    assert set(assisted_games()) == set(game_names()) == {
+        "clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi", "alibi-adlung"}
+    with pytest.raises(UnknownName, match="no table assistant for 'monopoly'; games with one: clue, "):
+        adapter_for("monopoly")
 
 
 @pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"])
