@@ -369,7 +369,8 @@ class ISMCTSAgent(Agent):
     leftover pile before a gamble when allowed); ``horizon`` rollout laps; ``rollout_gamble``
     the number of envelope candidates at or below which rollout players gamble (0: never);
     ``refute`` one of
-    ``agents.clue_search.REFUTE_POLICIES``.
+    ``agents.clue_search.REFUTE_POLICIES``; ``measure`` what its candidate suggestions and its
+    mirror race model's next question are scored by (``solvers.infogain.MEASURES``).
     """
 
     name = "ismcts"
@@ -391,6 +392,7 @@ class ISMCTSAgent(Agent):
         horizon: int = 10,
         rollout_gamble: int = 2,
         refute: str = "leak-least",
+        measure: str = "shannon",
         limit: int | None = None,
         **params: Any,
     ) -> None:
@@ -398,7 +400,7 @@ class ISMCTSAgent(Agent):
             deadline=deadline, budget=budget, iterations=iterations, top_k=top_k, score_share=score_share,
             c_puct=c_puct, c_uct=c_uct, confidence=confidence,
             min_gamble=min_gamble, gambles_by=gambles_by, gamble=gamble, view_extra=view_extra, horizon=horizon,
-            rollout_gamble=rollout_gamble, refute=refute,
+            rollout_gamble=rollout_gamble, refute=refute, measure=measure,
             limit=limit, **params,
         )
         from solvers._exact_core import DEFAULT_LIMIT
@@ -407,6 +409,10 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"ismcts: gambles_by must be one of {GAMBLE_POLICIES}, not {gambles_by!r}")
         if refute not in REFUTE_POLICIES:
             raise ValueError(f"ismcts: refute must be one of {REFUTE_POLICIES}, not {refute!r}")
+        from solvers.infogain import MEASURES
+
+        if measure not in MEASURES:
+            raise ValueError(f"ismcts: measure must be one of {MEASURES}, not {measure!r}")
         if deadline <= 0 or not 0 < budget <= 1:
             raise ValueError(f"ismcts: deadline must be positive and budget in (0, 1], not {deadline!r}, {budget!r}")
         if iterations is not None and iterations < 1:
@@ -428,12 +434,13 @@ class ISMCTSAgent(Agent):
         self.horizon = int(horizon)
         self.rollout_gamble = int(rollout_gamble)
         self.refute = refute
+        self.measure = measure
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: the clock every deadline is measured on (tests replace it)
         self.clock: Callable[[], float] = time.perf_counter
         self._solver: Any = None
         #: infogain's own waiting value (the mirror race model) is reused, not repeated
-        self._mirror = InfogainAgent(gamble=True, limit=self.limit)
+        self._mirror = InfogainAgent(gamble=True, measure=measure, limit=self.limit)
         #: per decision: (turn, kind, seconds), as the lookahead agent keeps it
         self.timing: list[tuple[int, str, float]] = []
         #: (turn, accusation chance) of every accusation made while not certain
@@ -601,7 +608,7 @@ class ISMCTSAgent(Agent):
             if scored and now + slowest > score_stop:
                 break
             batch = ranked[b : b + _BATCH]
-            gains = score_questions(kb, env, [m[0] for m in batch], responders, pref, self.limit)
+            gains = score_questions(kb, env, [m[0] for m in batch], responders, pref, self.limit, measure=self.measure)
             scored += [(gains[m[0]], m) for m in batch]
             slowest = max(slowest, self.clock() - now)
         scored.sort(key=lambda t: -t[0])  # stable: ties keep the promise order

@@ -299,3 +299,25 @@ def test_rollout_gamblers_win_or_drop_out():
             assert winner in books
         outcomes.add(winner is None)
     assert outcomes == {True, False}  # wrong gambles knock players out, right ones win
+
+
+def test_measure_reaches_the_scoring_and_the_mirror_model(monkeypatch):
+    import solvers.infogain
+
+    seen = []
+    real = solvers.infogain.score_questions
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get("measure", "shannon"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solvers.infogain, "score_questions", recording)
+    game = small(3)
+    agent = ISMCTSAgent(measure="accuracy", iterations=4)
+    assert agent._mirror.measure == "accuracy"
+    agent.reset(game, 0, seed=1)
+    state = game.new_initial_state(2)
+    assert isinstance(agent.act(state.observation(0)), Suggest)
+    assert seen and set(seen) == {"accuracy"}
+    with pytest.raises(ValueError, match="measure"):
+        ISMCTSAgent(measure="renyi")
