@@ -12,7 +12,7 @@ from typing import Any
 
 from deduce.assist import cell_text
 from deduce.errors import NotSupported
-from deduce.logs import load_log
+from deduce.logs import load_log, read_log
 
 __all__ = ["register", "notebook_json", "render_notebook", "explain_card"]
 
@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
             raise LogError("standard input: a log must be a JSON object")
     solver = importlib.import_module("solvers").get(args.solver)
     kb = load_log(source, check=solver)
+    game, _ = read_log(source)
+    relaxed = game.knowledge_relaxed
     if args.why:
         print(explain_card(source, kb, args.why, solver))
         return 0
@@ -49,11 +51,15 @@ def run(args: argparse.Namespace) -> int:
             "epochs); 'deduce assist' shows which places each card may still be in"
         ) from None
     if args.json:
-        print(json.dumps(notebook_json(kb, tally, fractions=args.fractions)))
+        out = notebook_json(kb, tally, fractions=args.fractions)
+        out["exact"] = relaxed is None
+        if relaxed:
+            out["approximate"] = relaxed
+        print(json.dumps(out))
         return 0
     answer = kb.loc("envelope") if "envelope" in kb.locations else None
     dist = solver.solution_counts(kb, answer) if answer is not None else {}
-    print(render_notebook(kb, tally, dist, fractions=args.fractions, top=args.top, solver=solver.name))
+    print(render_notebook(kb, tally, dist, fractions=args.fractions, top=args.top, solver=solver.name, relaxed=relaxed))
     return 0
 
 
@@ -103,9 +109,16 @@ def notebook_json(kb, tally, fractions: bool = False) -> dict[str, Any]:
     return {"worlds": tally.total, "probabilities": probs}
 
 
-def render_notebook(kb, tally, dist: dict, fractions: bool = False, top: int = 10, solver: str = "") -> str:
-    """The notebook as text: worlds, the envelope's most likely contents, and the card grid."""
-    lines = [f"{tally.total} consistent deals ({solver}, exact)"]
+def render_notebook(
+    kb, tally, dist: dict, fractions: bool = False, top: int = 10, solver: str = "", relaxed: str | None = None
+) -> str:
+    """The notebook as text: worlds, the envelope's most likely contents, and the card grid;
+    ``relaxed`` (the game's reason its knowledge base is only a relaxation) labels the counts
+    approximate."""
+    if relaxed:
+        lines = [f"{tally.total} deals of a simplified model ({solver}; approximate: {relaxed})"]
+    else:
+        lines = [f"{tally.total} consistent deals ({solver}, exact)"]
     if tally.total == 0:
         lines.append("the log is contradictory: no deal fits it")
         return "\n".join(lines)

@@ -496,6 +496,10 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
     config_class: ClassVar[type] = AlibiAdlungConfig
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
+    knowledge_relaxed: ClassVar[str | None] = (
+        "the static model forgets when cards moved (exchanges, bribes, reshuffles), so its worlds are a "
+        "sound relaxation; knowledge(obs, exact_time=True) with solvers.alibi_adlung counts exactly"
+    )
 
     def __init__(self, config: AlibiAdlungConfig | None = None, **fields: Any) -> None:
         super().__init__(config, **fields)

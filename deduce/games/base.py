@@ -86,6 +86,9 @@ class Game(abc.ABC, Generic[ConfigT]):
     config_class: ClassVar[type]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    #: ``None`` when :meth:`knowledge` is exactly what the observer knows; otherwise why its
+    #: worlds are only a sound relaxation (counts over it are then not the true posterior).
+    knowledge_relaxed: ClassVar[str | None] = None
 
     def __init__(self, config: ConfigT | None = None, **fields: Any) -> None:
         """Build from a config value, or from its fields (``XGame(num_players=4)``)."""
