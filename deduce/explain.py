@@ -174,6 +174,30 @@ def _join(parts: Sequence[str], word: str = "and") -> str:
     return ", ".join(parts[:-1]) + f" {word} " + parts[-1]
 
 
+def _kept_by(explanation: Explanation, steps: Sequence[Step]) -> list[Step]:
+    """The moves of a chain that only keep a card where it certainly is (two or more, none
+    taking cards from that place, every one from a numbered event); empty otherwise."""
+    moves = [s for s in steps if isinstance(s.constraint, Transfer)]
+    if not explanation.certain or len(moves) < 2 or not all(_event_number(s.source) < float("inf") for s in moves):
+        return []
+    if any(src == explanation.loc for s in moves for src, _, _ in s.constraint.moves):  # type: ignore[attr-defined]
+        return []
+    return moves
+
+
+def _ring(moves: Sequence[tuple[int, int, int]]) -> list[int] | None:
+    """The locations in order when ``moves`` pass the same number of cards once round a circle
+    of three or more (every location gives to the next, the last to the first); else ``None``."""
+    nxt = {a: b for a, b, _ in moves}
+    if len(moves) < 3 or len({k for _, _, k in moves}) != 1 or len(nxt) != len(moves):
+        return None
+    start = min(nxt)
+    order = [start]
+    while nxt.get(order[-1]) not in (None, start):
+        order.append(nxt[order[-1]])
+    return order if len(order) == len(moves) and nxt.get(order[-1]) == start else None
+
+
 def _cards_word(k: int) -> str:
     return f"{k} card{'s' if k != 1 else ''}"
 
@@ -229,6 +253,12 @@ class _Words:
             each = " each" if len(srcs) > 1 else ""
             parts.append(f"{_join([self.who(a) for a in srcs])}{each} put {_cards_word(k)} in {self.loc(b)}")
         passes = [(a, b, k) for (a, b), k in moves.items() if (a, b) not in done]
+        ring = _ring(passes)
+        if ring is not None:  # a pass round the table: "ann, bob and cy each passed 1 card to the next"
+            names = [self.who(z) for z in ring]
+            parts.append(f"{_join(names)} each passed {_cards_word(passes[0][2])} to the next "
+                         f"({names[-1]} to {names[0]})")
+            passes = []
         for i, (a, b, k) in enumerate(passes):
             amount = _cards_word(k) if i == 0 else str(k)
             parts.append(f"{self.who(a)} {'passed ' if i == 0 else ''}{amount} to {self.who(b)}")
@@ -370,6 +400,13 @@ def render(
     words = _Words(kb, places)
     ordered = sorted(explanation.steps, key=lambda s: _event_number(s.source))
     clauses: list[tuple[float, str]] = []
+    kept = _kept_by(explanation, ordered)
+    if kept:  # moves that only keep the card where it is: one clause, not one per move
+        ordered = [s for s in ordered if s not in kept]
+        where = f"out of {words.loc(explanation.loc)}" if words.is_place(explanation.loc) else \
+            f"from {kb.locations[explanation.loc]}"
+        events = _join([s.source[len("event "):] for s in kept if s.source])
+        clauses.append((_event_number(kept[0].source), f"no move took a card {where} (events {events})"))
     groups: dict[tuple[str, int, int], list[tuple[int, str | None]]] = {}
     group_pos: dict[tuple[str, int, int], float] = {}
     for step in ordered:
