@@ -274,3 +274,17 @@ def test_gambles_are_recorded_with_their_chance():
             assert all(0 < p < 1 for _, p in a.gambles)
             logged += len(a.gambles)
     assert logged >= 1
+
+
+def test_racer_is_infogain_scoring_by_accuracy():
+    from agents.clue import RacerAgent
+
+    racer = agents.get("racer", game="clue")
+    assert isinstance(racer, RacerAgent) and racer.measure == "accuracy"
+    game = ClueGame(num_players=4)
+    for seed in range(3):
+        obs = game.new_initial_state(seed).observation(0)
+        racer, twin = RacerAgent(), InfogainAgent(measure="accuracy")
+        racer.reset(game, 0, seed=seed)
+        twin.reset(game, 0, seed=seed)
+        assert racer.act(obs) == twin.act(obs)
