@@ -187,7 +187,7 @@ events (names may be shortened to prefixes of their words; 'me' is you):
             lines.append(f"accuse: SAFE - the box is {', '.join(sure)}")
         else:
             lines.append(f"accuse: not safe yet ({len(sure)} of {len(CATEGORIES)} categories are certain)")
-        advice = self.advice(session)
+        advice = self.advice(session) if len(sure) < len(CATEGORIES) else None  # else: accuse
         if advice is not None:
             q = advice.question
             lines.append(
@@ -198,11 +198,14 @@ events (names may be shortened to prefixes of their words; 'me' is you):
 
     def advice(self, session: GameAssistant) -> Any:
         """The ``solver`` agent's question in the logging player's seat and its value
-        (``agents.alibi.QuestionAdvice``); ``None`` for a spectator, once the game is over, or
-        when the agents are not installed. Kept for the view it was computed on."""
-        obs = session.obs
+        (``agents.alibi.QuestionAdvice``); ``None`` for a spectator, once the game is over (or
+        past its last round), or when the agents are not installed. Kept for the view it was
+        computed on."""
+        obs, game = session.obs, session.game
         if obs is None or obs.player is None or getattr(obs, "phase", "") not in ("meld", "ask"):
             return None
+        if isinstance(game, AlibiGame) and getattr(obs, "round", 1) > game.config.max_rounds:
+            return None  # past the last round the first player must accuse: no question is legal
         key = json.dumps(session.log(), sort_keys=True)
         if self._advice is None or self._advice[0] != key:
             try:

@@ -9,7 +9,7 @@ import pytest
 import solvers
 from agents.alibi import SolverAgent
 from deduce.assist_game import GameAssistant, adapter_for
-from deduce.games.alibi import AlibiGame
+from deduce.games.alibi import Accuse, AlibiGame
 from deduce.logs import export_log, load_log
 from tests.integration.test_assist_session import (
     assert_refused,
@@ -157,3 +157,27 @@ def test_no_question_is_recommended_to_a_spectator_or_after_the_accusation():
     log["events"].append({"type": "accuse", "player": "p2"})
     over = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=log)
     assert over.adapter.advice(over) is None and "\nask: " not in over.start()
+
+
+def test_no_question_is_recommended_past_the_last_round():
+    game, state = played("alibi", 2, 0, num_players=4)
+    rng = np.random.default_rng(2)
+    while not (state.phase == "ask" and state.round > game.config.max_rounds):  # nobody accuses early
+        actions = [a for a in state.legal_actions() if not isinstance(a, Accuse)] or state.legal_actions()
+        state.apply(actions[int(rng.integers(len(actions)))])
+    assert state.legal_actions() == [Accuse()]
+    a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=export_log(game, state.observation(0)))
+    assert a.adapter.advice(a) is None and "\nask: " not in a.start()
+
+
+def test_no_question_is_recommended_once_the_box_is_known():
+    game, state, asker = asking_turn(3, 40)
+    log = export_log(game, state.observation(asker))
+    box = [game.deck[c].name for c in state.box]
+    for q, name in enumerate(game.config.names):
+        if q != asker:  # nobody else holds a box card: the four are in the box
+            log["events"].append({"type": "ask", "asker": game.config.names[asker], "target": name,
+                                  "family": "hand", "cards": box, "answer": 0})
+    a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=log)
+    text = a.start()
+    assert "accuse: SAFE" in text and "\nask: " not in text
