@@ -147,6 +147,9 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
     #: the grid's knowledge base is a relaxation: its count would be exact for it but not the
     #: posterior, so the grid shows where cards may be; the exact posterior is under it.
     countable: ClassVar[bool] = False
+    approximate: ClassVar[str] = (
+        "the grid: places still possible, spread evenly; a sound simplification that forgets when cards moved"
+    )
 
     def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
         return parse(log)

@@ -84,6 +84,9 @@ class GameAdapter(abc.ABC):
     #: whether to ask the solver for exact counts (False: the game is too large to count, so
     #: go straight to the labelled approximation rather than wait on a counter).
     countable: ClassVar[bool] = True
+    #: what the grid's label says when it is not an exact count (``countable`` False, or the
+    #: counter gave up).
+    approximate: ClassVar[str] = "approximate: too many deals to count, spread over the places still possible"
     #: the ``auto`` solver's backends for this game, in order (``None``: its default order).
     backends: ClassVar[tuple[str, ...] | None] = None
     #: setup questions asked after the players and before the seat (Clue's deck and hand sizes).
@@ -577,7 +580,7 @@ class GameAssistant:
         if m.total == 0:
             return "\n".join(lines)
         if not m.exact:
-            lines.append(f"({m.label})")
+            lines.append(f"({self.adapter.approximate})")
         lines += self.adapter.answer_lines(self, m)
         return "\n".join(lines)
 

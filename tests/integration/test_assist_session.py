@@ -72,7 +72,7 @@ def test_every_registered_game_has_an_assistant():
         adapter_for("monopoly")
 
 
-@pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"])
+@pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi", "alibi-adlung"])
 def test_setup_refuses_a_wrong_table_and_quitting_saves_nothing(game):
     a = GameAssistant(adapter_for(game), solver_for(game))
     low, high = adapter_for(game).seats
@@ -82,7 +82,7 @@ def test_setup_refuses_a_wrong_table_and_quitting_saves_nothing(game):
     assert a.handle("quit") == "setup abandoned; nothing saved" and a.done
 
 
-@pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi"])
+@pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi", "alibi-adlung"])
 def test_a_failed_save_keeps_the_game_in_memory(game):
     from deduce.logs import export_log
 
