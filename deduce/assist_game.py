@@ -35,7 +35,7 @@ from deduce.games.base import Game, Observation
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import view_knowledge
 
-__all__ = ["GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP", "explainable"]
+__all__ = ["GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
 
 SHARED_HELP = """\
 commands:
@@ -564,7 +564,6 @@ class GameAssistant:
         assert self.game is not None and self.obs is not None and self.kb is not None
         if not tokens:
             raise DeduceError("usage: why CARD")
-        explainable(self.kb, self.adapter.game)
         name = self.cards(tokens, 1)
         if len(name) != 1 or len(self.cards(tokens)) != 1:
             raise DeduceError("usage: why CARD (one card)")
@@ -583,14 +582,6 @@ class GameAssistant:
             lines.append(f"({self.adapter.approximate})")
         lines += self.adapter.answer_lines(self, m)
         return "\n".join(lines)
-
-
-def explainable(kb: KnowledgeBase, game: str) -> None:
-    """Refuse 'why' where its answer would be wrong: explanations cover one deal, not cards
-    that move between epochs (they would describe the deal, not where the cards are now)."""
-    if kb.epochs > 1:
-        raise DeduceError(f"'why' is not available for {game}: its cards move between epochs, and "
-                          "explanations cover only where cards were dealt")
 
 
 def _strip_index(message: str) -> str:

@@ -83,13 +83,11 @@ class _Explainer:
 def explain_card(source: Any, kb: Any, card: str, solver: Any) -> str:
     """Why ``card`` is where it is, with events worded by the game's text module if it has one."""
     from deduce.assist import match_name
-    from deduce.assist_game import explainable
     from deduce.explain import why
     from deduce.logs import read_log
 
     name = match_name(card, [c.name for c in kb.deck], "card")
     game, obs = read_log(source)
-    explainable(kb, game.name)
     phrase = None
     text_module = f"deduce.games.{game.name.replace('-', '_')}_text"
     if importlib.util.find_spec(text_module) is not None:

@@ -181,3 +181,12 @@ def test_no_question_is_recommended_once_the_box_is_known():
     a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=log)
     text = a.start()
     assert "accuse: SAFE" in text and "\nask: " not in text
+
+
+def test_why_names_the_pass_a_card_moved_in(tmp_path):
+    code, out, _ = session(tmp_path, SETUP + [f"pass gave {OUT.replace(' / ', ' ')} got {IN.replace(' / ', ' ')}",
+                                              f"why {OUT.replace(' / ', '').replace(' ', '')}",
+                                              f"why {IN.replace(' / ', '').replace(' ', '')}", "quit"])
+    assert code == 0 and "Traceback" not in out and "error:" not in out
+    assert f"{OUT} is bob's now: bob holds {OUT} after event 1." in out
+    assert f"{IN} is ann's now: ann holds {IN} after event 1." in out

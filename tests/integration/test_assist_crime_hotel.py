@@ -134,11 +134,17 @@ def test_the_best_space_follows_the_hidden_room():
     assert "deduce: floor 3 - 1.38 points expected (exact)" in text
 
 
-def test_why_is_refused_where_cards_move(tmp_path, capsys):
+def test_why_names_the_moves_where_cards_move(tmp_path, capsys):
+    # events: 0 game, 1 hand, 2-5 the plays, 6 the trick, 7 cy's exchange with ann, 8 bob's with dee
     code, out, path = session(tmp_path, SETUP + ["play me 105", "play bob 108", "play cy 201", "play dee 102",
-                                                 "why 201", "quit"])
-    assert "error: 'why' is not available for crime-hotel: its cards move between epochs" in out
+                                                 "exchange cy me gave 301 took 203", "exchange bob dee 1",
+                                                 "why 203", "why 101", "quit"])
+    assert code == 0 and "Traceback" not in out and "error:" not in out
+    assert ("203 is cy's now: cy holds 203 after event 7; "
+            "bob and dee swapped 1 card and no other card moved (event 8).") in out
+    assert "101 is ann's now: ann holds 101 and 105 at the start (event 1); " in out
+    assert "ann, bob, cy and dee each put 1 card in the open cards and no other card moved (event 6)" in out
     from deduce.cli import main
 
-    assert main(["solve", str(path), "--why", "201"]) == 2
-    assert "'why' is not available for crime-hotel" in capsys.readouterr().err
+    assert main(["solve", str(path), "--why", "203"]) == 0
+    assert capsys.readouterr().out.startswith("203 is cy's now: cy holds 203 after event 7; bob and dee swapped")
