@@ -31,16 +31,18 @@ __all__ = [
     "DeductiveAgent",
     "InfogainAgent",
     "RacerAgent",
-    "refute_leaking_least",
+    "refute_repeat_random",
     "shown_to",
     "win_chance_after_viewing_extra",
     "waiting_value",
 ]
 
 
-def refute_leaking_least(agent: Agent, obs: ClueObservation) -> Action:
+def refute_repeat_random(agent: Agent, obs: ClueObservation) -> Action:
     """Show a card this suggester has already seen from us if possible, else a random one
-    (RULES.md §5C default refutation policy)."""
+    (RULES.md §5C default refutation policy; ``agents.clue_search.refute`` with
+    ``"repeat-random"`` is the same policy, drawing from the generator in another order, so the
+    rules agents keep this one and their seeded games stay as they were)."""
     assert obs.to_refute is not None
     suggester, _ = obs.to_refute
     options = [a.card for a in obs.legal_actions if isinstance(a, Show)]
@@ -72,7 +74,7 @@ class _ClueAgent(Agent):
         obs = observation
         assert isinstance(obs, ClueObservation) and isinstance(self.game, ClueGame)
         if obs.to_refute is not None:
-            return refute_leaking_least(self, obs)
+            return refute_repeat_random(self, obs)
         candidates = self.envelope_candidates(obs)
         legal = obs.legal_actions
         if all(len(c) == 1 for c in candidates) or not any(isinstance(a, (Suggest, EndTurn)) for a in legal):
@@ -307,7 +309,8 @@ class InfogainAgent(Agent):
             raise ValueError(f"bluff must be a chance in [0, 1], not {bluff!r}")
         self.bluff = float(bluff)
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
-        #: per decision: (turn, seconds spent scoring suggestions, best expected gain in bits)
+        #: per decision: (turn, seconds spent scoring suggestions, best expected gain: bits, or a
+        #: probability for measure="accuracy")
         self.scoring_log: list[tuple[int, float, float]] = []
         #: (turn, chance of being right) of every accusation made while not certain
         self.gambles: list[tuple[int, float]] = []
@@ -340,7 +343,7 @@ class InfogainAgent(Agent):
         assert isinstance(obs, ClueObservation) and isinstance(self.game, ClueGame)
         if obs.to_refute is not None:
             if self.refute == "repeat-random":
-                return refute_leaking_least(self, obs)
+                return refute_repeat_random(self, obs)
             from agents.clue_search import refute
 
             return refute(self.game, obs, self.refute, self.rng, self.limit)

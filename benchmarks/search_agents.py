@@ -193,6 +193,9 @@ def paired_by_deal(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         specs = list(dict.fromkeys(s for g in games for s in g["seats"]))
         if len(specs) != 2:
             continue
+        named = tag.split(" vs ")
+        if sorted(named) == sorted(specs):
+            specs = named  # the difference is the matchup's first agent minus its second
         by_deal: dict[int, list[dict[str, Any]]] = {}
         for g in games:
             by_deal.setdefault(g["seed"], []).append(g)
@@ -206,11 +209,11 @@ def paired_by_deal(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             diffs.append(rate[0] - rate[1])
         n = len(diffs)
         mean = statistics.fmean(diffs)
-        half = 1.96 * statistics.stdev(diffs) / n**0.5 if n > 1 else float("inf")
+        half = 1.96 * statistics.stdev(diffs) / n**0.5 if n > 1 else None
         ahead, behind = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
         out.append({
             "matchup": tag, "players": players, "agents": specs, "deals": n, "mean_diff": mean,
-            "ci95": [mean - half, mean + half], "ahead": ahead, "behind": behind,
+            "ci95": None if half is None else [mean - half, mean + half], "ahead": ahead, "behind": behind,
             "sign_p": sign_test(ahead, behind),
         })
     return out
@@ -239,9 +242,10 @@ def format_table(report: dict[str, Any]) -> str:
     if report.get("paired"):
         lines += ["", "per deal (first agent minus second, win rate per seat; deals are the independent unit):"]
         for p in report["paired"]:
+            ci = "[—]" if p["ci95"] is None else f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}]"
             lines.append(
-                f"{p['matchup'][:40]:40} {p['players']:>2} deals {p['deals']:>4}  difference {p['mean_diff']:+.3f} "
-                f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}]  ahead on {p['ahead']}, behind on {p['behind']}  "
+                f"{p['agents'][0]} minus {p['agents'][1]}, {p['players']} players: {p['deals']} deals, difference "
+                f"{p['mean_diff']:+.3f} {ci}; ahead on {p['ahead']}, behind on {p['behind']}; "
                 f"sign test p = {p['sign_p']:.2g}"
             )
     return "\n".join(lines)

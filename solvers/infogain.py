@@ -82,7 +82,9 @@ class Outcomes:
     def gain(self, leak_weight: float = 0.0, measure: str = "shannon") -> float:
         """Expected information gain in bits (exact counts, one float log per term); with
         ``leak_weight`` w, minus w times the gain from who refuted alone (public).
-        ``measure="hartley"``: the expected fall of log2(number of possible card sets)."""
+        ``measure="hartley"``: the expected fall of log2(number of possible card sets);
+        ``measure="accuracy"``: the expected rise in the chance that the most likely card set is
+        right (a probability, not bits)."""
         uncertainty = {"shannon": _grouped_entropy, "hartley": _grouped_hartley, "accuracy": _grouped_error}[measure]
         prior: dict[tuple, int] = {}
         public: dict[int | None, dict[tuple, int]] = {}

@@ -498,7 +498,7 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
     max_players: ClassVar[int] = 5
     knowledge_relaxed: ClassVar[str | None] = (
         "the static model forgets when cards moved (exchanges, bribes, reshuffles), so its worlds are a "
-        "sound relaxation; knowledge(obs, exact_time=True) with solvers.alibi_adlung counts exactly"
+        "sound relaxation; 'deduce assist alibi-adlung' shows the exact face posterior"
     )
 
     def __init__(self, config: AlibiAdlungConfig | None = None, **fields: Any) -> None:

@@ -36,3 +36,13 @@ def test_paired_by_deal_groups_games_by_deal():
     assert (row["ahead"], row["behind"]) == (2, 1)
     assert row["ci95"][0] < row["mean_diff"] < row["ci95"][1]
     assert row["sign_p"] == pytest.approx(1.0)
+
+
+def test_the_difference_follows_the_matchup_not_the_first_seat():
+    games = [_game(1, ["b", "a", "b"], 0), _game(1, ["a", "b", "a"], 0), _game(2, ["b", "a", "b"], 1)]
+    (row,) = paired_by_deal(games)
+    assert row["agents"] == ["a", "b"]
+    # deal 1: a 1 win of 3 seats, b 1 of 3; deal 2 (one game): a 1 of 1, b 0 of 2
+    assert row["mean_diff"] == pytest.approx((0 + 1) / 2)
+    (single,) = paired_by_deal(games[:2])
+    assert single["deals"] == 1 and single["ci95"] is None
