@@ -113,6 +113,7 @@ events (names may be shortened to any unambiguous prefix; 'me' is you):
             raise DeduceError(f"player names must be distinct: {' '.join(names)!r}")
         if _RESERVED & set(keys):
             raise DeduceError("'envelope', 'extra', 'me' and 'none' cannot be player names")
+        super().check_players(names)
 
     def steps(self, me: str | None) -> tuple[str, ...]:
         return () if me is None else ("hand",)

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from deduce.assist import _take, match_name, read_names, render_grid
+from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError, NotSupported, UnknownName
 from deduce.explain import Phrase
 from deduce.explain import why as explain_why
@@ -45,6 +46,7 @@ commands:
   help                  this text                 quit      leave (the log is already saved)"""
 
 _SPECTATOR_WORDS = {"spectator", "none", "nobody", "-", "watcher"}
+_ME_WORDS = ("me", "i", "myself")
 _APPROX_SCALE = 1_000_000
 
 
@@ -60,10 +62,6 @@ class Marginals:
     exact: bool
     total: int
     cells: tuple[tuple[int, ...], ...]
-
-    @property
-    def label(self) -> str:
-        return "exact" if self.exact else "approximate: too many deals to count, spread over the places still possible"
 
 
 class GameAdapter(abc.ABC):
@@ -122,8 +120,19 @@ class GameAdapter(abc.ABC):
         return self.answer(step, line, list(answers.get("players") or []), answers.get("me"))
 
     def check_players(self, names: list[str]) -> None:
-        """Refuse player names the game's lines could not tell apart (raises :class:`DeduceError`)."""
-        return None
+        """Refuse player names the game's lines could not tell apart (raises :class:`DeduceError`):
+        repeated names, and words a line or the setup reads otherwise - the places, 'me', the
+        spectator words and the adapter's own ``words`` (an adapter may refuse more)."""
+        keys = [normalise_name(n) for n in names]
+        if len(set(keys)) != len(keys) or not all(keys):
+            raise DeduceError(f"player names must be distinct: {' '.join(names)!r}")
+        taken = {normalise_name(w) for w in (*self.places, *_ME_WORDS, *_SPECTATOR_WORDS, *self.words)} - {""}
+        clash = [n for n, k in zip(names, keys, strict=True) if k in taken]
+        if clash:
+            raise DeduceError(
+                f"{', '.join(map(repr, clash))} cannot be a player name here: the {self.game} lines read "
+                f"{'it' if len(clash) == 1 else 'them'} as something else"
+            )
 
     def phrase(self, game: Game, obs: Observation) -> Phrase | None:
         """Words for a constraint in terms of the event it came from, for ``why`` (``None``: generic)."""
@@ -291,7 +300,7 @@ class GameAssistant:
         return read_names(tokens, [c.name for c in self.game.deck], "card", count)  # type: ignore[attr-defined]
 
     def _me_alias(self, token: str) -> str:
-        if token.lower() in ("me", "i", "myself") and self.me is not None:
+        if token.lower() in _ME_WORDS and self.me is not None:
             return self.me
         return token
 
@@ -355,7 +364,7 @@ class GameAssistant:
         self._step = None
         self._rebuild()
         self._saved()
-        return f"{self.adapter.game}: {', '.join(self.names)}.\n{self.status()}"
+        return self._with_advice(f"{self.adapter.game}: {', '.join(self.names)}.", "set up")
 
     # -- commands ---------------------------------------------------------------------------
     def _command(self, line: str) -> str:
@@ -364,11 +373,19 @@ class GameAssistant:
             if not line:
                 return "dropped the new event; the log is unchanged"
             words = line.split()
-            if words[0].isdigit() and len(words) == 1:
-                return self._undo([words[0]], pending)
-            if words[0].lower() == "undo" and len(words) <= 2:  # 'undo' alone: the last event
-                return self._undo(words[1:], pending)
-            return "(dropped the held-back event)\n" + self._command(line)
+            if (words[0].isdigit() and len(words) == 1) or (words[0].lower() == "undo" and len(words) <= 2):
+                try:  # 'undo' alone: the last event
+                    return self._undo(words[-1:] if words[0].isdigit() else words[1:], pending)
+                except DeduceError as exc:  # the undo did not happen: the new event stays held back
+                    self.pending = pending
+                    raise DeduceError(f"{exc} (the new event is still held back)") from None
+                except Exception:
+                    self.pending = pending
+                    raise
+            try:
+                return "(dropped the held-back event)\n" + self._command(line)
+            except DeduceError as exc:
+                raise DeduceError(f"{exc}\n(dropped the held-back event)") from None
         if not line:
             return ""
         tokens = [t for t in re.split(r"[,\s]+", line) if t]
@@ -410,7 +427,20 @@ class GameAssistant:
         self.conflict = None
         self._saved()
         added = "\n".join(self._event_line(i) for i in range(at, at + len(new)))
-        return added + "\n" + self.status()
+        return self._with_advice(added, "added")
+
+    def _with_advice(self, done: str, verb: str, recheck: bool = False) -> str:
+        """``done`` (a change already made and saved), then any contradiction left in the log
+        (``recheck``), the grid and the advice. A failure while building those is reported as
+        such, never as a refused line: the user would type the line again and log it twice."""
+        try:
+            if recheck:
+                self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
+            return "\n".join([done, *([self.conflict] if recheck and self.conflict else []), self.status()])
+        except Exception as exc:
+            what = str(exc) if isinstance(exc, DeduceError) else f"{type(exc).__name__}: {exc}"
+            saved = " and saved" if self.save_fn is not None and not self._save_warning else ""
+            return f"{done}\n({verb}{saved}; the advice failed: {what})"
 
     def _check_readable(self, events: list[dict[str, Any]]) -> None:
         """Parse the log with the new events; a reading error names the input, not an index."""
@@ -422,6 +452,8 @@ class GameAssistant:
 
     def _undo(self, args: list[str], pending: _Pending | None) -> str:
         if not self.events:
+            if pending is not None:
+                raise DeduceError("nothing to undo")
             return "nothing to undo"
         if args:
             try:
@@ -439,12 +471,15 @@ class GameAssistant:
         self.events = remaining
         self.redo_stack.append((index, removed))
         self._rebuild()
-        self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
         self._saved()
         if pending is not None:
             at = pending.at - (1 if index < pending.at else 0)
-            return text + "\n" + self._add(pending.events, at)
-        return text + "\n" + (self.conflict + "\n" if self.conflict else "") + self.status()
+            try:
+                return text + "\n" + self._add(pending.events, at)
+            except Exception as exc:  # the removal stands (it is saved); say so, not just the error
+                what = str(exc) if isinstance(exc, DeduceError) else f"{type(exc).__name__}: {exc}"
+                return f"{text}\nthe held-back event was not added: {what}"
+        return self._with_advice(text, "removed", recheck=True)
 
     def _check_removable(self, index: int, remaining: list[dict[str, Any]]) -> None:
         """Refuse to remove an event a later one depends on (an arrest of the cat it flipped)."""

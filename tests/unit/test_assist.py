@@ -133,3 +133,106 @@ def test_a_held_back_event_is_added_by_a_bare_undo_and_dropped_by_anything_else(
     assert a.handle("has bob birch").startswith("not added: this contradicts event 1 (cy holds Birch)")
     assert a.handle("grid") == "(dropped the held-back event)\n" + a.status()
     assert a.prompt == "> " and a.log()["events"][1:] == [{"type": "card_at", "card": "Birch", "at": "cy"}]
+
+
+@pytest.mark.parametrize("line,message", [
+    ("undo 1x", "undo takes an event number, not '1x'"),
+    ("undo 7", "there is no event 7; events are numbered 0 to 1"),
+    ("7", "there is no event 7"),
+])
+def test_a_bad_undo_keeps_the_held_back_event(line, message):
+    a = small_session("auto")
+    a.handle("has bob birch")
+    a.handle("has cy birch")
+    reply = a.handle(line)
+    assert reply.startswith(f"error: {message}") and reply.endswith("(the new event is still held back)")
+    assert a.prompt.startswith("undo which event") and len(a.log()["events"]) == 2
+    assert a.handle("undo 1").startswith("removed event 1: bob holds Birch\nevent 1: cy holds Birch\n")
+    assert a.log()["events"][1:] == [{"type": "card_at", "card": "Birch", "at": "cy"}]
+
+
+def test_a_failed_undo_keeps_the_held_back_event():
+    """Removing the hand leaves Ann's two cards unplaced with nothing against it; instead the
+    adapter refuses the removal, and the held-back event must survive that too."""
+    a = small_session("auto")
+    a.handle("has bob birch")
+    a.handle("has cy birch")
+
+    def refuse(index, remaining):
+        raise DeduceError(f"cannot undo event {index}: a later event depends on it")
+
+    a._check_removable = refuse
+    reply = a.handle("undo 1")
+    assert reply == "error: cannot undo event 1: a later event depends on it (the new event is still held back)"
+    assert a.pending is not None and len(a.log()["events"]) == 2
+
+
+def test_a_mistyped_line_after_a_held_back_event_says_it_was_dropped():
+    a = small_session("auto")
+    a.handle("has bob birch")
+    a.handle("has cy birch")
+    reply = a.handle("frobnicate")
+    assert reply == "error: unknown command 'frobnicate'; type 'help' for the list\n(dropped the held-back event)"
+    assert a.prompt == "> " and a.pending is None and len(a.log()["events"]) == 2
+
+
+class _FailingAdvice(ClueAdapter):
+    """A Clue adapter whose advice breaks once ``broken`` is set."""
+
+    broken = False
+
+    def answer_lines(self, session, marginals):
+        if self.broken:
+            raise RuntimeError("scorer crashed")
+        return super().answer_lines(session, marginals)
+
+
+def test_a_failure_after_an_event_is_saved_says_it_was_added():
+    saves = []
+    adapter = _FailingAdvice(top=3)
+    a = GameAssistant(adapter, solvers.get("auto"), save=saves.append,
+                      setup={"players": ["ann", "bob", "cy"], "deck": SMALL, "hand_sizes": None, "me": "ann",
+                             "hand": "eyrie forge"})
+    adapter.broken = True
+    reply = a.handle("has bob birch")
+    assert reply == "event 1: bob holds Birch\n(added and saved; the advice failed: RuntimeError: scorer crashed)"
+    assert "error" not in reply and "unchanged" not in reply
+    assert saves[-1]["events"][1] == {"type": "card_at", "card": "Birch", "at": "bob"}
+    reply = a.handle("undo")
+    assert reply == "removed event 1: bob holds Birch\n(removed and saved; the advice failed: RuntimeError: scorer crashed)"
+    assert len(saves[-1]["events"]) == 1
+    assert a.handle("redo").endswith("(added and saved; the advice failed: RuntimeError: scorer crashed)")
+    assert len(saves[-1]["events"]) == 2
+
+
+@pytest.mark.parametrize("names,bad", [
+    ("ann me cy", "'me'"), ("ann I cy", "'I'"), ("ann myself cy", "'myself'"), ("ann spectator cy", "'spectator'"),
+    ("ann nobody cy", "'nobody'"), ("ann sug cy", "'sug'"), ("ann Extra cy", "'extra', 'me'"),
+])
+def test_clue_refuses_player_names_its_lines_read_otherwise(names, bad):
+    a = GameAssistant(ADAPTER, solvers.get("auto"))
+    reply = a.handle(names)
+    assert reply.startswith("error: ") and bad in reply and "player name" in reply
+    assert a.prompt.startswith("players in seat order")  # asked again, before anything else
+
+
+@pytest.mark.parametrize("game,names,bad", [
+    ("alibi-adlung", "ann got cy", "'got'"),
+    ("alibi-adlung", "ann new cy", "'new'"),
+    ("alibi-adlung", "ann Deck cy", "'Deck'"),
+    ("alibi-adlung", "ann glasses cy", "'glasses'"),
+    ("mafia-code", "ann box", "'box'"),
+    ("crime-hotel", "ann bob hidden", "'hidden'"),
+    ("checkpoint-charlie", "ann bag cy", "'bag'"),
+    ("alibi", "ann bob meld", "'meld'"),
+    ("alibi", "ann bob i", "'i'"),
+    ("mafia-code", "ann Ann", "must be distinct"),
+])
+def test_every_game_refuses_player_names_its_lines_read_otherwise(game, names, bad):
+    from deduce.assist_game import adapter_for
+
+    a = GameAssistant(adapter_for(game), solvers.get("auto"))
+    reply = a.handle(names)
+    assert reply.startswith("error: ") and bad in reply, reply
+    assert a.prompt.startswith("players in seat order") and "players" not in a._answers
+    assert a.handle(names.replace(bad.strip("'").split("'")[0], "zed") if "distinct" not in bad else "ann bob") == ""
