@@ -240,4 +240,5 @@ def _cards(game: AlibiGame, parts: list[str]) -> list[str]:
     return [match_name(part, [c.name for c in game.deck], "card") for part in parts]
 
 
+#: the adapter ``deduce assist alibi`` uses (:func:`deduce.assist_game.adapter_for`).
 ADAPTER = AlibiAdapter()

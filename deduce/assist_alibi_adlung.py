@@ -17,21 +17,27 @@ The grid (one row per copy: which copy is which is the log's bookkeeping, see
 base, a sound relaxation: a card marked certain or impossible is so (the relaxation may miss
 some), and its spread is labelled approximate. Under it, the exact posterior
 (``solvers.alibi_adlung`` on the time-indexed knowledge, summed over the readings of any
-ambiguous reveal; labelled approximate past a bound on them) of how many copies of each face
-each opponent and the deck hold; the uncovered suspects with what they still lack and where
-it is; and, for a seated player, the ``counting`` agent's best play and its value (its
-expected points against the average opponent: a heuristic on exact marginals).
+ambiguous reveal; labelled approximate, with the reason, when it cannot be counted; a warning
+instead when the exact model finds the events contradict each other) of how many copies of
+each face each opponent and the deck hold; the uncovered suspects with what they still lack
+and where it is; and, for a seated player, the ``counting`` agent's best play and its value
+(its expected points against the average opponent: a heuristic on exact marginals).
+
+The counter and the agent are imported by name when first needed (the core imports no solver
+or agent module); without them the face table is approximate and there is no best play.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.alibi_adlung import CountingAgent
 from deduce.assist import match_name, read_names
 from deduce.assist_game import GameAdapter, GameAssistant, Marginals
 from deduce.errors import DeduceError, LogError, NotSupported, TooLarge
@@ -59,12 +65,11 @@ from deduce.games.alibi_adlung import (
     Special,
     SuspectDrawn,
 )
-from deduce.games.alibi_adlung_history import timeline
+from deduce.games.alibi_adlung_history import face_of, timeline
 from deduce.games.alibi_adlung_log import (
     TableEvent,
     TableObservation,
     branches,
-    face_of,
     faces,
     flat,
     parse,
@@ -72,57 +77,80 @@ from deduce.games.alibi_adlung_log import (
 )
 from deduce.games.base import Action, Game, Observation
 
-__all__ = ["AlibiAdlungAdapter", "ADAPTER", "face_posterior"]
+__all__ = ["AlibiAdlungAdapter", "ADAPTER", "Uncounted", "face_posterior"]
 
 _LAYS = ("lay", "alibi", "bribe", "eye", "stop", "exchange", "swap", "opening", "convict")
 
 
+@dataclass(frozen=True)
+class Uncounted:
+    """Why :func:`face_posterior` has no exact answer, in words (``reason``). ``contradiction``:
+    the exact time-indexed model finds no deal at all, so the events contradict each other
+    (the static check made when they were added missed it) and no numbers should be shown."""
+
+    reason: str
+    contradiction: bool = False
+
+
 def face_posterior(game: AlibiAdlungGame, data: Mapping[str, Any], obs: TableObservation,
-                   limit: int = 64) -> tuple[dict[str, np.ndarray], int] | None:
+                   limit: int = 64) -> tuple[dict[str, np.ndarray], int] | Uncounted:
     """Exact expected copies of each face at each location now, and the number of readings
-    summed; ``None`` when it cannot be counted (too many readings of ambiguous reveals, or
-    too many states for the counter).
+    summed; or why it cannot be counted (:class:`Uncounted`: too many readings of ambiguous
+    reveals, too many states for the counter, no counter installed, or no deal at all).
 
     Each reading's worlds are counted by ``solvers.alibi_adlung`` and weighed by its
     multiplicity (:mod:`deduce.games.alibi_adlung_log`): P(x) = sum_b w_b N_b(x) / sum_b w_b N_b.
     """
-    from solvers.alibi_adlung import AdlungCounter
-
+    try:  # by name: the core imports no solver
+        counter = importlib.import_module("solvers.alibi_adlung").AdlungCounter()
+    except (ImportError, AttributeError):
+        return Uncounted("the exact counter (solvers.alibi_adlung) is not installed")
     if obs.ambiguous:
         try:
             readings = [b.observation for b in branches(data, limit=limit)]
-        except LogError:
-            return None
+        except TooLarge as exc:
+            return Uncounted(str(exc))
+        except LogError as exc:
+            return Uncounted(f"no reading of the ambiguous reveals fits the rules ({exc})", contradiction=True)
     else:
         readings = [obs]
-    counter = AdlungCounter()
     locs = len(game.locations)
     num = {f: [0] * locs for f in faces(game)}
     den = 0
     for reading in readings:
         try:
             post = counter.posterior(timeline(game, flat(reading)))
-        except TooLarge:
-            return None
+        except TooLarge as exc:
+            return Uncounted(f"the exact counter gave up ({exc})")
         den += reading.weight * post.total
         for c, row in enumerate(post.cells):
             acc = num[face_of(game, c)]
             for z, v in enumerate(row):
                 acc[z] += reading.weight * v
     if den == 0:
-        return None
+        return Uncounted("no deal fits them when every draw, exchange and reshuffle is followed in order",
+                         contradiction=True)
     return {f: np.array([float(Fraction(v, den)) for v in row]) for f, row in num.items()}, len(readings)
 
 
-class _Advisor(CountingAgent):
-    """The ``counting`` agent fed the assistant's marginals instead of its own count."""
+@functools.cache
+def _advisor_class() -> type | None:
+    """The ``counting`` agent fed the assistant's marginals instead of its own count (``None``:
+    the agents are not installed)."""
+    try:  # by name: the core imports no agent
+        counting = importlib.import_module("agents.alibi_adlung").CountingAgent
+    except (ImportError, AttributeError):
+        return None
 
-    def __init__(self, marginals: np.ndarray) -> None:
-        super().__init__()
-        self._given = marginals
+    class _Advisor(counting):  # type: ignore[misc, valid-type]
+        def __init__(self, marginals: np.ndarray) -> None:
+            super().__init__()
+            self._given = marginals
 
-    def marginals(self, obs: AlibiAdlungObservation) -> np.ndarray:
-        return self._given
+        def marginals(self, obs: AlibiAdlungObservation) -> np.ndarray:
+            return self._given
+
+    return _Advisor
 
 
 class AlibiAdlungAdapter(GameAdapter):
@@ -283,8 +311,12 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         n = game.num_players
         view = flat(obs)
         counted = face_posterior(game, session.log(), obs)
-        if counted is None:
-            expect, label = self._relaxed(session, marginals)
+        if isinstance(counted, Uncounted) and counted.contradiction:
+            return [f"warning: these events contradict each other under the exact model: {counted.reason}. "
+                    "The grid's check, a simplification, missed it; no numbers are shown. Undo the event "
+                    "that is wrong ('events' lists them)."]
+        if isinstance(counted, Uncounted):
+            expect, label = self._relaxed(session, marginals, counted.reason)
         else:
             expect, readings = counted
             label = "exact" + (f", summed over {readings} readings of ambiguous reveals" if readings > 1 else "")
@@ -302,18 +334,18 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         return lines
 
     @staticmethod
-    def _relaxed(session: GameAssistant, marginals: Marginals) -> tuple[dict[str, np.ndarray], str]:
+    def _relaxed(session: GameAssistant, marginals: Marginals, reason: str) -> tuple[dict[str, np.ndarray], str]:
         """Expected copies from the grid's knowledge base (without the reshuffle cohorts once a
         reveal was ambiguous: sound, but a relaxation), counted if the solver can, else its
-        spread over the places still possible."""
+        spread over the places still possible; the label says why it is not exact."""
         game = session.game
         assert isinstance(game, AlibiAdlungGame)
         try:
             p = np.asarray(session.solver.tallies(session.kb).marginals(), dtype=float)
-            label = "approximate: counted on a sound relaxation, as the readings of ambiguous reveals are too many"
+            label = f"approximate: counted on a sound relaxation, as {reason}"
         except (NotSupported, NotImplementedError, TooLarge):
             p = marginals.p
-            label = "approximate: spread over the places still possible"
+            label = f"approximate: spread over the places still possible, as {reason}"
         expect = {f: np.zeros(len(game.locations)) for f in faces(game)}
         for c in range(len(game.deck)):
             expect[face_of(game, c)] += p[c]
@@ -367,7 +399,10 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
             for z in range(len(game.locations)):
                 if z not in (me, n + 1, n + 2):
                     m[cards, z] = expect[f][z] / len(cards)
-        agent = _Advisor(m)
+        advisor = _advisor_class()
+        if advisor is None:
+            return ["best play: no advice (the counting agent, agents.alibi_adlung, is not installed)"]
+        agent = advisor(m)
         agent.reset(game, me, 0)
         pos = agent.position(obs)
         uncovered = [s for s in obs.row if s not in {a for a, _ in obs.alibis}]
@@ -432,4 +467,5 @@ def _action_text(game: AlibiAdlungGame, action: Action, tableaux: Sequence[Seque
     return repr(action)
 
 
+#: the adapter ``deduce assist alibi-adlung`` uses (:func:`deduce.assist_game.adapter_for`).
 ADAPTER = AlibiAdlungAdapter()

@@ -217,4 +217,5 @@ ears b/h, eyes b/g, fur g/o, clothes s/c, hands n/e, e.g. 'hgocn'):
         return lines
 
 
+#: the adapter ``deduce assist checkpoint-charlie`` uses (:func:`deduce.assist_game.adapter_for`).
 ADAPTER = CheckpointCharlieAdapter()

@@ -334,6 +334,8 @@ def _parse_deck(line: str) -> dict[str, list[str]]:
     return out
 
 
+#: the Clue adapter with the estimated recommender (:func:`deduce.assist_game.adapter_for`); ``deduce assist
+#: clue`` builds one with the exact scorer when it is installed.
 ADAPTER = ClueAdapter()
 
 #: the Clue session's help: its event lines, then the commands every game shares.

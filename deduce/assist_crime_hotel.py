@@ -249,4 +249,5 @@ def _cards(game: CrimeHotelGame, tokens: Sequence[str]) -> list[str]:
     return [match_name(t, [c.name for c in game.deck], "card") for t in tokens]
 
 
+#: the adapter ``deduce assist crime-hotel`` uses (:func:`deduce.assist_game.adapter_for`).
 ADAPTER = CrimeHotelAdapter()

@@ -207,4 +207,5 @@ def _read_cards(game: MafiaCodeGame, tokens: Sequence[str]) -> list[str]:
     return out
 
 
+#: the adapter ``deduce assist mafia-code`` uses (:func:`deduce.assist_game.adapter_for`).
 ADAPTER = MafiaCodeAdapter()

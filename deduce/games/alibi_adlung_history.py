@@ -34,7 +34,8 @@ from deduce.knowledge import KnowledgeBase
 if TYPE_CHECKING:
     from deduce.games.alibi_adlung import AlibiAdlungGame, AlibiAdlungState
 
-__all__ = ["Move", "History", "Timeline", "history", "timed_knowledge", "true_history", "timeline", "cohort_facts"]
+__all__ = ["Move", "History", "Timeline", "history", "timed_knowledge", "true_history", "timeline", "cohort_facts",
+           "face_of"]
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,9 @@ def history(game: AlibiAdlungGame, events: Iterable[Event]) -> History:
     return History(tuple(steps), tuple(voids), frozenset(openers), tuple(sizes0), deck0, tuple(known0))
 
 
-def _type_key(game: AlibiAdlungGame, card: int) -> str:
+def face_of(game: AlibiAdlungGame, card: int) -> str:
+    """A card's face (its feature, or its special kind): what a table log names it by, and what
+    copies of one card share."""
     f = game.feature_of[card]
     if f is not None:
         return f
@@ -257,7 +260,7 @@ def timeline(game: AlibiAdlungGame, observation: Observation) -> Timeline:
     seats = tuple(q for q in range(n) if q != me)
     per: dict[int, list[tuple[object, ...]]] = {q: [("draw", h.sizes0[q], 0)] for q in seats}
     for q in _redraw_checked(game, h, me):
-        per[q].append(("notall", frozenset(_type_key(game, c) for c in _special_cards(game))))
+        per[q].append(("notall", frozenset(face_of(game, c) for c in _special_cards(game))))
     voids_at: dict[int, list[tuple[int, frozenset[str]]]] = {}
     for e, p, feats in h.voids:
         if p != me:
@@ -278,7 +281,7 @@ def timeline(game: AlibiAdlungGame, observation: Observation) -> Timeline:
                     card_cohort[c] = cohort
             elif m.src in per:
                 for c in m.cards or ():
-                    per[m.src].append(("reveal", _type_key(game, c), card_cohort.get(c, 0)))
+                    per[m.src].append(("reveal", face_of(game, c), card_cohort.get(c, 0)))
     for p, feats in voids_at.get(len(h.steps), ()):
         per[p].append(("void", feats))
     for q in seats:
@@ -290,9 +293,9 @@ def timeline(game: AlibiAdlungGame, observation: Observation) -> Timeline:
     groups: dict[tuple[int, str], list[int]] = {}
     for c in range(len(game.deck)):
         if c not in placed:
-            groups.setdefault((card_cohort.get(c, 0), _type_key(game, c)), []).append(c)
+            groups.setdefault((card_cohort.get(c, 0), face_of(game, c)), []).append(c)
     keys = sorted(groups)
-    types = frozenset(_type_key(game, c) for c in range(len(game.deck)))
+    types = frozenset(face_of(game, c) for c in range(len(game.deck)))
     return Timeline(
         num_cards=len(game.deck),
         num_locations=len(game.locations),

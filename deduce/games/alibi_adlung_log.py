@@ -57,7 +57,7 @@ from typing import Any, ClassVar
 
 from deduce.cards import normalise_name
 from deduce.constraints import At, Count, NotAt
-from deduce.errors import LogError
+from deduce.errors import LogError, TooLarge
 from deduce.games.alibi_adlung import (
     DECK,
     DISCARD,
@@ -80,6 +80,7 @@ from deduce.games.alibi_adlung import (
     Special,
     SuspectDrawn,
 )
+from deduce.games.alibi_adlung_history import face_of
 from deduce.games.base import Event, Observation
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import LogReader
@@ -222,16 +223,6 @@ def faces(game: AlibiAdlungGame) -> tuple[str, ...]:
     out = [f for f, k in game.config.evidence_counts]
     out += [s.value for s in Special if any(game.special_of[c] is s for c in range(len(game.deck)))]
     return tuple(out)
-
-
-def face_of(game: AlibiAdlungGame, card: int) -> str:
-    """A card's face (its feature, or its special kind)."""
-    f = game.feature_of[card]
-    if f is not None:
-        return f
-    s = game.special_of[card]
-    assert s is not None
-    return s.value
 
 
 def suspect_name(suspect: int) -> str:
@@ -729,7 +720,11 @@ class _Fork(Exception):
 
 
 class _TooMany(Exception):
-    """More readings than the caller's limit."""
+    """More readings than the caller's limit, or more work than its budget: ``reason`` says which."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _walk(data: Mapping[str, Any], every: bool, limit: int, work: int,
@@ -754,7 +749,8 @@ def _walk(data: Mapping[str, Any], every: bool, limit: int, work: int,
         while i < len(raw_events):
             budget[0] -= 1
             if budget[0] < 0:
-                raise _TooMany
+                raise _TooMany(f"reading the log's ambiguous reveals took more than its work budget "
+                               f"({work} events read) after {len(found)} readings")
             reader.index, reader.raw = i, raw_events[i]
             sig = reader.signature()
             if sig in dead:
@@ -788,7 +784,7 @@ def _walk(data: Mapping[str, Any], every: bool, limit: int, work: int,
             return ok
         found.append(reader.finish())
         if len(found) > limit:
-            raise _TooMany
+            raise _TooMany(f"more than {limit} readings of the log's ambiguous reveals")
         return True
 
     if not go(root, 0):
@@ -798,12 +794,14 @@ def _walk(data: Mapping[str, Any], every: bool, limit: int, work: int,
 
 def branches(data: Mapping[str, Any], limit: int = 64, work: int = 4_000) -> list[Branch]:
     """Every reading of a log (one per combination of options at its ambiguous reveals that
-    the rules allow), with its weight; a :class:`LogError` past ``limit`` readings or ``work``
-    events read, so that a caller falls back to an approximation rather than wait."""
+    the rules allow), with its weight. :class:`TooLarge` past ``limit`` readings or ``work``
+    events read (its message says which), so that a caller falls back to an approximation
+    rather than wait; :class:`LogError` when no reading fits the rules (the events contradict
+    each other, which the one-pass :func:`parse` may not notice)."""
     try:
         return [Branch(obs.choices, obs) for obs in _walk(data, True, limit, work)[1]]
-    except _TooMany:
-        raise LogError(f"more than {limit} readings of the log's ambiguous reveals") from None
+    except _TooMany as exc:
+        raise TooLarge(exc.reason) from None
 
 
 def parse(data: Mapping[str, Any]) -> tuple[TableGame, TableObservation]:

@@ -7,9 +7,11 @@ from collections import Counter
 
 import numpy as np
 
-from deduce.assist_alibi_adlung import face_posterior
+import deduce.assist_alibi_adlung as assist_adlung
+from deduce.assist_alibi_adlung import Uncounted, face_posterior
 from deduce.assist_game import GameAssistant, adapter_for
-from deduce.games.alibi_adlung_log import export, face_of, faces
+from deduce.errors import TooLarge
+from deduce.games.alibi_adlung_log import branches, export, face_of, faces
 from deduce.logs import load_log
 from tests.integration.test_assist_session import assert_refused, played, saved, solver_for
 from tests.integration.test_assist_session import session as run_session
@@ -140,7 +142,7 @@ def test_the_assistant_sees_what_the_engine_shows_the_player():
     log = export(game, obs)
     a = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=log)
     counted = face_posterior(a.game, a.log(), a.obs)
-    assert counted is not None and counted[1] == 1
+    assert not isinstance(counted, Uncounted) and counted[1] == 1
     expect, _ = counted
     # every face's copies add up, and the hidden ones are where the engine's view allows
     for f in faces(game):
@@ -171,3 +173,77 @@ def test_after_a_reshuffle_the_answer_is_summed_over_readings_or_labelled_approx
     _, state = played("alibi-adlung", 11, 300, num_players=4)  # many ambiguous reveals
     b = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=export(state.game, state.observation(1)))
     assert "copies of each face not yet seen (approximate: counted on a sound relaxation" in b.start()
+
+
+def reshuffled_session():
+    """Ann's view of a seeded three-player game just after a reshuffle: an ambiguous reveal
+    with four readings (see tests/unit/test_alibi_adlung_log.py)."""
+    _, state = played("alibi-adlung", 0, 70, num_players=3)
+    return GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"),
+                         log=export(state.game, state.observation(0)))
+
+
+def test_the_face_table_says_why_it_is_not_exact(monkeypatch):
+    a = reshuffled_session()
+    assert a.obs.ambiguous
+    assert face_posterior(a.game, a.log(), a.obs)[1] == 4
+    assert "copies of each face not yet seen (exact, summed over 4 readings of ambiguous reveals):" in a.status()
+    # too many readings
+    why = face_posterior(a.game, a.log(), a.obs, limit=2)
+    assert why == Uncounted("more than 2 readings of the log's ambiguous reveals")
+    monkeypatch.setattr(assist_adlung, "branches", lambda data, limit: branches(data, limit=2))
+    a._marginals = None
+    assert "(approximate: counted on a sound relaxation, as more than 2 readings of the log's ambiguous reveals)" in (
+        a.status().replace("\n", " "))
+    monkeypatch.undo()
+    # the counter gives up
+
+    def too_large(self, timeline):
+        raise TooLarge("over a million states")
+
+    monkeypatch.setattr("solvers.alibi_adlung.AdlungCounter.posterior", too_large)
+    text = a.status()
+    assert "approximate: counted on a sound relaxation, as the exact counter gave up (over a million states)" in text
+    assert "readings" not in text.split("copies of each face")[1].splitlines()[0]
+
+
+def test_no_deal_under_the_exact_model_is_a_warning_not_numbers(monkeypatch):
+    """The exact counter finds no world (the static check let the events in): the assistant
+    says the events contradict each other instead of showing approximate copies."""
+    a = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=SCARCE)
+    real = assist_adlung.importlib.import_module("solvers.alibi_adlung").AdlungCounter.posterior
+
+    def nothing(self, timeline):
+        post = real(self, timeline)
+        return type("Empty", (), {"total": 0, "cells": [[0] * len(row) for row in post.cells]})()
+
+    monkeypatch.setattr("solvers.alibi_adlung.AdlungCounter.posterior", nothing)
+    why = face_posterior(a.game, a.log(), a.obs)
+    assert isinstance(why, Uncounted) and why.contradiction
+    text = a.status()
+    assert ("warning: these events contradict each other under the exact model: no deal fits them when every "
+            "draw, exchange and reshuffle is followed in order.") in text
+    assert "copies of each face" not in text and "best play" not in text and "suspects:" not in text
+
+
+def test_without_the_counter_and_the_agent_the_advice_degrades(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_solvers_or_agents(name, *args, **kwargs):
+        if name.startswith(("solvers.alibi_adlung", "agents.alibi_adlung")):
+            raise ImportError(f"no module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(assist_adlung.importlib, "import_module",
+                        lambda name: no_solvers_or_agents(name, fromlist=["x"]))
+    assist_adlung._advisor_class.cache_clear()
+    try:
+        a = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=SCARCE)
+        text = a.status()
+    finally:
+        monkeypatch.undo()
+        assist_adlung._advisor_class.cache_clear()
+    assert "as the exact counter (solvers.alibi_adlung) is not installed)" in text
+    assert "best play: no advice (the counting agent, agents.alibi_adlung, is not installed)" in text

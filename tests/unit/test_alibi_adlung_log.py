@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from deduce.errors import LogError
+from deduce.errors import LogError, TooLarge
 from deduce.games.alibi_adlung import (
     AlibiAdlungGame,
     Bribed,
@@ -148,18 +148,40 @@ def test_before_a_reshuffle_the_face_posterior_is_the_engines(players, seed):
 
 
 def test_after_a_reshuffle_every_reading_is_a_weighted_branch():
+    """Seed 0 reshuffles by event 120: the view is ambiguous, and its readings are distinct,
+    weighted, each possible under the exact model, and together they allow the real deal."""
+    for _, state in _play(3, 0, 400):
+        if any(isinstance(e, Reshuffled) for e in state.events) and len(state.events) > 120:
+            break
+    assert any(isinstance(e, Reshuffled) for e in state.events)
+    log = export(state.game, state.observation(0))
+    game, view = parse(log)
+    readings = branches(log, limit=64)
+    assert view.ambiguous and len(readings) == len({b.choices for b in readings}) == 4
+    assert all(b.weight > 0 for b in readings) and len({b.weight for b in readings}) == 2
+    counter = AdlungCounter()
+    mass = {}
+    for b in readings:
+        post = counter.posterior(timeline(game, flat(b.observation)))
+        assert post.total > 0
+        for c, row in enumerate(post.cells):
+            for z, v in enumerate(row):
+                mass[face_of(game, c), z] = mass.get((face_of(game, c), z), 0) + b.weight * v
+    hidden = {1: state.hands[1], 2: state.hands[2], 3: state.deck}  # bob, cy and the deck
+    for z, cards in hidden.items():
+        assert cards and all(mass[face_of(state.game, c), z] > 0 for c in cards)
+
+
+def test_branches_say_which_bound_stopped_them():
     for _, state in _play(3, 0, 400):
         if any(isinstance(e, Reshuffled) for e in state.events) and len(state.events) > 120:
             break
     log = export(state.game, state.observation(0))
-    game, view = parse(log)
-    try:
-        readings = branches(log, limit=64)
-    except LogError:
-        pytest.skip("too many readings for this seed")
-    assert len(readings) == len({b.choices for b in readings}) >= 1
-    assert all(b.weight > 0 for b in readings)
-    assert len(readings) == 1 or view.ambiguous
+    with pytest.raises(TooLarge, match=r"^more than 2 readings of the log's ambiguous reveals$"):
+        branches(log, limit=2)
+    with pytest.raises(TooLarge, match=r"took more than its work budget \(50 events read\) after 0 readings") as err:
+        branches(log, limit=64, work=50)
+    assert "more than 64 readings" not in str(err.value)
 
 
 HEADER = {"game": "alibi-adlung", "players": ["ann", "bob", "cy"], "me": "ann", "row": ["s1", "s2", "s3", "s4"]}
