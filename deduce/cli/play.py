@@ -317,6 +317,9 @@ class HumanGame:
         except DeduceError as exc:
             return f"no notebook for this game state: {exc}"
         lines = [render_grid(kb, tally, getattr(obs, "hand", ()))]
+        relaxed = self.game.knowledge_relaxed
+        if relaxed and tally.total:  # counts over a relaxation are not the posterior: say so
+            lines.append(f"(approximate: {relaxed})")
         if "envelope" in kb.locations and tally.total:
             lines += envelope_lines(self.solver, kb)
         return "\n".join(lines)

@@ -119,3 +119,13 @@ def test_clue_intrigue_edition_on_the_board():
     assert "Pool" in first and "?" in first  # the pool and the "?" squares are drawn
     assert "drew a clock (a rolled '?'); 1 beside the board" in out
     assert "    1. roll the dice\n>" in first and "accuse" not in first  # no accusing outside the pool
+
+
+def test_a_notebook_over_a_relaxed_knowledge_base_is_labelled_approximate():
+    from deduce.games.alibi_adlung import AlibiAdlungGame
+
+    code, out = play(["notebook", "quit"], "alibi-adlung", "--seed", "1", "--agents", "random")
+    assert code == 0 and "Traceback" not in out and "internal error" not in out
+    assert f"(approximate: {AlibiAdlungGame.knowledge_relaxed})" in out
+    code, out = play(["notebook", "quit"], "clue", "--seed", "1", "--agents", "random")
+    assert "envelope: " in out and "approximate" not in out  # Clue's knowledge is exact
