@@ -135,6 +135,11 @@ events (names may be shortened to any unambiguous prefix; 'me' is you):
                 parse(_header(answers["players"], None, {**answers, "hand_sizes": sizes}))
             except LogError as exc:
                 raise DeduceError(f"hand sizes {line!r}: {exc}") from None
+            if answers.get("hand") and answers.get("me") is not None:  # a hand given up front must fit
+                try:
+                    self._hand(answers["hand"], {**answers, "hand_sizes": sizes})
+                except DeduceError as exc:
+                    raise DeduceError(f"{exc}; give hand sizes that fit the hand you gave, or 'quit'") from None
             return sizes
         return self._hand(line, answers)
 

@@ -171,8 +171,10 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
 
 def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, Any]:
     """Setup answers from options: the players and the seat, then the adapter's steps that an
-    option answers (given ``--players``, Clue's deck is the classic one: a setup given by
-    options asks no more than it must). A bad answer is refused by name, before anything starts."""
+    option answers (given ``--players``, Clue's deck is the classic one and its hand sizes the
+    even deal unless ``--hand-sizes`` says otherwise: a setup given by options asks no more than
+    it must, and a ``--hand`` is never checked against sizes answered later). A bad answer is
+    refused by name, before anything starts."""
     answers = _seat_answers(args, adapter)
     if args.hand and answers.get("me") is None:
         raise DeduceError("--hand needs --players and --me: it is your hand, and a spectator holds none")
@@ -180,7 +182,7 @@ def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, 
         if args.hand_sizes:
             raise DeduceError("--hand-sizes needs --players: one size per player, in seat order")
         return answers
-    given = {"deck": "classic", "hand_sizes": args.hand_sizes, "hand": args.hand}
+    given = {"deck": "classic", "hand_sizes": args.hand_sizes or "", "hand": args.hand}
     steps = adapter.first_steps + (adapter.steps(answers["me"]) if "me" in answers else ())
     for step in steps:
         text = given.get(step)
@@ -188,7 +190,8 @@ def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, 
             try:
                 answers[step] = adapter.read_answer(step, text.replace(",", " "), answers)
             except DeduceError as exc:
-                raise DeduceError(f"--{step.replace('_', '-')} {text!r}: {exc}") from None
+                option = f"--{step.replace('_', '-')} {text!r}" if text else f"the default {step.replace('_', ' ')}"
+                raise DeduceError(f"{option}: {exc}") from None
     return answers
 
 

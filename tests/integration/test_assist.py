@@ -243,3 +243,33 @@ def test_setup_mistakes_are_asked_again_and_a_failed_save_keeps_the_game():
     a.save_fn = broken
     assert "warning: could not save the game (OSError: disk full)" in a.handle("has cy lounge")
     assert a.log()["events"][-1] == {"type": "card_at", "card": "Lounge", "at": "cy"}
+
+
+def test_options_without_hand_sizes_take_the_even_deal_and_keep_the_hand(tmp_path):
+    code, out, path = session(
+        tmp_path, ["has bob white", "quit"], "--players", "ann,bob,cy", "--me", "ann",
+        "--hand", "scarlet,knife,rope,kitchen,hall,study",
+    )
+    assert code == 0 and "error" not in out and "start the setup again" not in out
+    assert "hand sizes in seat order" not in out  # not asked: the options gave a whole setup
+    log = saved(path)
+    assert log["hand_sizes"] == [6, 6, 6] and log["me"] == "ann"
+    assert log["events"][0] == {"type": "hand", "player": "ann",
+                                "cards": ["Miss Scarlet", "Knife", "Rope", "Kitchen", "Hall", "Study"]}
+    assert log["events"][1] == {"type": "card_at", "card": "Mrs. White", "at": "bob"}
+
+
+def test_hand_sizes_that_do_not_fit_a_given_hand_are_asked_again_alone():
+    import solvers
+    from deduce.assist_clue import ClueAssistant
+
+    a = ClueAssistant(solvers.get("auto"),
+                      setup={"players": ["ann", "bob", "cy"], "deck": None, "me": "ann",
+                             "hand": "scarlet knife rope kitchen hall study"})
+    assert a.prompt == "hand sizes in seat order [6 6 6]: "
+    reply = a.handle("7 6 5")
+    assert reply.startswith("error: your hand: ") and reply.endswith("give hand sizes that fit the hand you gave, or 'quit'")
+    assert a.prompt == "hand sizes in seat order [6 6 6]: "  # only this step again
+    assert a._answers["me"] == "ann" and a._answers["hand"].startswith("scarlet")
+    assert a.handle("6 7 5").startswith("clue: ann, bob, cy.")
+    assert a.log()["hand_sizes"] == [6, 7, 5] and len(a.log()["events"][0]["cards"]) == 6
