@@ -181,19 +181,6 @@ def test_unknown_games_are_refused_in_one_line():
     assert "alibi-adlung" in proc.stderr
 
 
-@pytest.mark.parametrize("line", ["sug ann gr wrench lounge cy shown=lounge"])
-def test_a_scripted_session_through_the_real_command(tmp_path, line):
-    path = tmp_path / "g.json"
-    script = "\n".join(SETUP + [line, "quit"]) + "\n"
-    proc = subprocess.run(
-        [sys.executable, "-m", "deduce", "assist", "clue", "--log", str(path)],
-        input=script, capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "event 1: ann suggested Mr. Green, Wrench, Lounge: bob has none of them; cy showed ann Lounge" in proc.stdout
-    assert saved(path)["events"][1]["shown"] == "Lounge"
-
-
 def test_the_session_alone_estimates_without_a_scorer():
     import solvers
     from deduce.assist import ClueAssistant

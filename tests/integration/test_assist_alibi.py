@@ -1,8 +1,5 @@
 """``deduce assist alibi`` driven end to end through its own input and output streams."""
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -90,20 +87,6 @@ def test_bad_input_never_changes_the_log(tmp_path):
     assert code == 0 and "Traceback" not in out
     assert path.read_text() == before
     assert_refused(out, bad)
-
-
-def test_a_scripted_session_through_the_real_command(tmp_path):
-    path = tmp_path / "g.json"
-    script = "\n".join(["ask bob cy held 19", "accuse dee", "quit"]) + "\n"
-    proc = subprocess.run(
-        [sys.executable, "-m", "deduce", "assist", "alibi", "--log", str(path), "--players", "ann,bob,cy,dee",
-         "--spectator"],
-        input=script, capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "event 0: bob asked cy how many cards they have ever held: 19" in proc.stdout
-    assert "event 1: dee accused" in proc.stdout
-    assert [e["type"] for e in saved(path)["events"]] == ["ask", "accuse"]
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():

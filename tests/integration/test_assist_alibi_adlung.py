@@ -1,8 +1,6 @@
 """``deduce assist alibi-adlung`` driven end to end through its own input and output streams."""
 
 import json
-import subprocess
-import sys
 from collections import Counter
 
 import numpy as np
@@ -119,21 +117,6 @@ def test_bad_input_never_changes_the_log(tmp_path):
     assert code == 0 and "Traceback" not in out
     assert path.read_text() == before
     assert_refused(out, bad)
-
-
-def test_a_scripted_session_through_the_real_command(tmp_path):
-    path = tmp_path / "g.json"
-    script = "\n".join(["s1 s2 s3 s4", "lay bob glasses", "exchange cy revolver", "quit"]) + "\n"
-    proc = subprocess.run(
-        [sys.executable, "-m", "deduce", "assist", "alibi-adlung", "--log", str(path), "--players", "ann,bob,cy",
-         "--spectator"],
-        input=script, capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "event 0: bob laid glasses" in proc.stdout
-    assert "event 1: cy exchanged revolver instead of playing" in proc.stdout
-    assert [e["type"] for e in saved(path)["events"]] == ["lay", "exchange"]
-    assert "best play" not in proc.stdout  # a spectator gets no advice
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():

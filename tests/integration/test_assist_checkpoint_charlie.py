@@ -1,8 +1,5 @@
 """``deduce assist checkpoint-charlie`` driven end to end through its own input and output streams."""
 
-import subprocess
-import sys
-
 import numpy as np
 
 import solvers
@@ -97,21 +94,6 @@ def test_bad_input_never_changes_the_log(tmp_path):
     assert code == 0 and "Traceback" not in out
     assert path.read_text() == before
     assert_refused(out, bad)
-
-
-def test_a_scripted_session_through_the_real_command(tmp_path):
-    path = tmp_path / "g.json"
-    script = "\n".join(["", "side me coat", "flip bob hgocn kept", "quit"]) + "\n"
-    proc = subprocess.run(
-        [sys.executable, "-m", "deduce", "assist", "checkpoint-charlie", "--log", str(path),
-         "--players", "ann,bob,cy,dee", "--me", "dee"],
-        input=script, capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "who flips first in round 1 [ann]?" in proc.stdout
-    assert "event 1: dee hid a clue token with coat up" in proc.stdout
-    assert "arrest: hgocn (hat, glasses, orange, coat, newspaper) in bob's row - the chief with probability" in proc.stdout
-    assert [e["type"] for e in saved(path)["events"]] == ["round", "side", "flip"]
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():

@@ -1,8 +1,5 @@
 """``deduce assist crime-hotel`` driven end to end through its own input and output streams."""
 
-import subprocess
-import sys
-
 import numpy as np
 
 import solvers
@@ -90,21 +87,6 @@ def test_bad_input_never_changes_the_log(tmp_path):
     assert code == 0 and "Traceback" not in out
     assert path.read_text() == before
     assert_refused(out, bad)
-
-
-def test_a_scripted_session_through_the_real_command(tmp_path):
-    path = tmp_path / "g.json"
-    script = "\n".join(["", "301 302 303 304 305 306 307 308", "play bob 101", "quit"]) + "\n"
-    proc = subprocess.run(
-        [sys.executable, "-m", "deduce", "assist", "crime-hotel", "--log", str(path),
-         "--players", "ann,bob,cy", "--spectator"],
-        input=script, capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "the 8 leftover cards lit on the board:" in proc.stdout
-    assert "event 1: bob played 101" in proc.stdout and "hidden room: 18 possible" in proc.stdout
-    assert "deduce:" not in proc.stdout  # a spectator places no meeples
-    assert [e["type"] for e in saved(path)["events"]] == ["game", "play"]
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():

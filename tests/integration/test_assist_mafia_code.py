@@ -1,8 +1,5 @@
 """``deduce assist mafia-code`` driven end to end through its own input and output streams."""
 
-import subprocess
-import sys
-
 import numpy as np
 
 import solvers
@@ -106,20 +103,6 @@ def test_bad_input_never_changes_the_log(tmp_path):
     assert_refused(out, bad)
     assert "not added: this contradicts event 0 (ann's hand:" in out  # ann holds red A
     assert "dropped the new event; the log is unchanged" in out
-
-
-def test_a_scripted_session_through_the_real_command(tmp_path):
-    path = tmp_path / "g.json"
-    script = "\n".join(["code ann red b 3 2 4", "miss cy bob blue a", "quit"]) + "\n"
-    proc = subprocess.run(
-        [sys.executable, "-m", "deduce", "assist", "mafia-code", "--log", str(path),
-         "--players", "ann,bob,cy", "--me", "an", "--hand", HAND],
-        input=script, capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "event 2: cy guessed bob holds blue A: miss" in proc.stdout
-    assert "guess: " in proc.stdout and "(exact)" in proc.stdout
-    assert [e["type"] for e in saved(path)["events"]] == ["hand", "code", "guess"]
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():

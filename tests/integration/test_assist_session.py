@@ -3,6 +3,8 @@ the per-game assistant tests drive it with."""
 
 import io
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -98,3 +100,53 @@ def test_a_failed_save_keeps_the_game_in_memory(game):
     assert a.log()["events"] == log["events"][:-1]
     assert a.handle("redo").startswith(f"event {len(log['events']) - 1}: ")
     assert a.log()["events"] == log["events"]
+
+
+#: per game: the command's options, the typed lines, what the transcript must and must not say,
+#: and the saved events' types. One event line of each game's grammar goes through the real
+#: command (a subprocess reading its standard input) and into the saved log.
+SCRIPTED = {
+    "clue": ([], ["ann, bob, cy", "", "", "ann", "rope hall knife scarlet kitchen study",
+                  "sug ann gr wrench lounge cy shown=lounge"],
+             ["event 1: ann suggested Mr. Green, Wrench, Lounge: bob has none of them; cy showed ann Lounge"],
+             [], ["hand", "suggestion"]),
+    "mafia-code": (["--players", "ann,bob,cy", "--me", "an", "--hand",
+                    "red a, red b, yel c, gre d, gre e, blu c, blue e, pur f, whi a, whi b"],
+                   ["code ann red b 3 2 4", "miss cy bob blue a"],
+                   ["event 2: cy guessed bob holds blue A: miss", "guess: ", "(exact)"], [], ["hand", "code", "guess"]),
+    "checkpoint-charlie": (["--players", "ann,bob,cy,dee", "--me", "dee"], ["", "side me coat", "flip bob hgocn kept"],
+                           ["who flips first in round 1 [ann]?", "event 1: dee hid a clue token with coat up",
+                            "arrest: hgocn (hat, glasses, orange, coat, newspaper) in bob's row - the chief with "
+                            "probability"], [], ["round", "side", "flip"]),
+    "crime-hotel": (["--players", "ann,bob,cy", "--spectator"], ["", "301 302 303 304 305 306 307 308", "play bob 101"],
+                    ["the 8 leftover cards lit on the board:", "event 1: bob played 101", "hidden room: 18 possible"],
+                    ["deduce:"], ["game", "play"]),  # a spectator places no meeples
+    "alibi": (["--players", "ann,bob,cy,dee", "--spectator"], ["ask bob cy held 19", "accuse dee"],
+              ["event 0: bob asked cy how many cards they have ever held: 19", "event 1: dee accused"], [],
+              ["ask", "accuse"]),
+    "alibi-adlung": (["--players", "ann,bob,cy", "--spectator"], ["s1 s2 s3 s4", "lay bob glasses", "exchange cy revolver"],
+                     ["event 0: bob laid glasses", "event 1: cy exchanged revolver instead of playing"],
+                     ["best play"], ["lay", "exchange"]),  # a spectator gets no advice
+}
+
+
+def test_every_game_has_a_scripted_session():
+    assert set(SCRIPTED) == set(assisted_games())
+
+
+@pytest.mark.parametrize("game", sorted(SCRIPTED))
+def test_a_scripted_session_through_the_real_command(tmp_path, game):
+    options, lines, said, unsaid, types = SCRIPTED[game]
+    path = tmp_path / "g.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "deduce", "assist", game, "--log", str(path), *options],
+        input="\n".join([*lines, "quit"]) + "\n", capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "error" not in proc.stdout and "Traceback" not in proc.stderr
+    for text in said:
+        assert text in proc.stdout, text
+    for text in unsaid:
+        assert text not in proc.stdout, text
+    assert [e["type"] for e in saved(path)["events"]] == types
+    assert "the game is saved; resume it with --log" in proc.stdout
