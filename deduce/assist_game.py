@@ -561,7 +561,7 @@ class GameAssistant:
         try:
             game, obs = self.adapter.parse({**(self.header or {}), "events": self.events[: i + 1]})
             text = self.adapter.event_text(game, obs, i)
-        except (DeduceError, IndexError):
+        except Exception:  # a fallback for display only: the raw event
             text = str(self.events[i])
         return f"event {i}: {text}" if number else text
 

@@ -236,3 +236,17 @@ def test_every_game_refuses_player_names_its_lines_read_otherwise(game, names, b
     assert reply.startswith("error: ") and bad in reply, reply
     assert a.prompt.startswith("players in seat order") and "players" not in a._answers
     assert a.handle(names.replace(bad.strip("'").split("'")[0], "zed") if "distinct" not in bad else "ann bob") == ""
+
+
+def test_an_event_that_cannot_be_worded_is_still_reported_as_added():
+    class Mute(ClueAdapter):
+        def event_text(self, game, obs, index):
+            raise RuntimeError("no words")
+
+    saves = []
+    a = GameAssistant(Mute(top=3), solvers.get("auto"), save=saves.append,
+                      setup={"players": ["ann", "bob", "cy"], "deck": SMALL, "hand_sizes": None, "me": "ann",
+                             "hand": "eyrie forge"})
+    reply = a.handle("has bob birch")
+    assert reply.startswith("event 1: {'type': 'card_at', 'card': 'Birch', 'at': 'bob'}\n")
+    assert "internal error" not in reply and len(saves[-1]["events"]) == 2
