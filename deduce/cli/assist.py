@@ -30,14 +30,14 @@ __all__ = ["register", "run", "interact", "save_atomically", "infogain_recommend
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("assist", help="an interactive notebook for a game at a real table (clue, mafia-code, checkpoint-charlie, crime-hotel, alibi)")
-    p.add_argument("game", help="the game being played (clue, mafia-code, checkpoint-charlie, crime-hotel, alibi)")
+    p = sub.add_parser("assist", help="an interactive notebook for a game at a real table (clue, mafia-code, checkpoint-charlie, crime-hotel, alibi, alibi-adlung)")
+    p.add_argument("game", help="the game being played (clue, mafia-code, checkpoint-charlie, crime-hotel, alibi, alibi-adlung)")
     p.add_argument("--log", help="game log to write continuously; resumed if it exists")
     p.add_argument("--players", help="players in seat order, comma-separated (skips the question)")
     p.add_argument("--me", help="which player you are (skips the question)")
     p.add_argument("--spectator", action="store_true", help="you hold no cards: watch only")
     p.add_argument("--hand", help="your cards, comma-separated (skips the question)")
-    p.add_argument("--hand-sizes", help="hand sizes in seat order, comma-separated")
+    p.add_argument("--hand-sizes", help="Clue's hand sizes in seat order, comma-separated (with --players, default: the even deal)")
     p.add_argument("--solver", default="auto", help="solver backend (default auto)")
     p.add_argument("--top", type=int, default=5, help="envelope candidates to list (default 5)")
     p.set_defaults(func=run)
