@@ -276,15 +276,16 @@ def test_gambles_are_recorded_with_their_chance():
     assert logged >= 1
 
 
-def test_racer_is_infogain_scoring_by_accuracy():
+def test_racer_is_infogain_scoring_by_accuracy_with_leak_hygiene():
     from agents.clue import RacerAgent
 
     racer = agents.get("racer", game="clue")
-    assert isinstance(racer, RacerAgent) and racer.measure == "accuracy"
+    assert isinstance(racer, RacerAgent)
+    assert (racer.measure, racer.leak_weight, racer.refute) == ("accuracy", 0.5, "leak-least")
     game = ClueGame(num_players=4)
     for seed in range(3):
         obs = game.new_initial_state(seed).observation(0)
-        racer, twin = RacerAgent(), InfogainAgent(measure="accuracy")
+        racer, twin = RacerAgent(), InfogainAgent(measure="accuracy", leak_weight=0.5, refute="leak-least")
         racer.reset(game, 0, seed=seed)
         twin.reset(game, 0, seed=seed)
         assert racer.act(obs) == twin.act(obs)

@@ -206,9 +206,17 @@ def test_hartley_gain_matches_brute_force(players, seed, steps):
         assert max(scores, key=scores.get) != max(shannon, key=shannon.get) or scores != shannon
 
 
-def brute_accuracy_gain(worlds, env, cards, responders, preferred) -> float:
-    """Expected rise in the chance that the most likely envelope is right, by listing worlds."""
+def brute_accuracy_gain(worlds, env, cards, responders, preferred, public: bool = False) -> float:
+    """Expected rise in the chance that the most likely envelope is right, by listing worlds
+    (``public``: from who refuted alone)."""
     joint = brute_answers(worlds, env, cards, responders, preferred)
+    if public:
+        merged: dict = {}
+        for a, d in joint.items():
+            row = merged.setdefault(None if a is None else a[0], {})
+            for e, v in d.items():
+                row[e] = row.get(e, 0) + v
+        joint = merged
     total = sum(sum(d.values()) for d in joint.values())
     prior: dict = {}
     for d in joint.values():
@@ -223,11 +231,15 @@ def test_accuracy_gain_matches_brute_force(players, seed, steps):
     kb, env, responders, pref = asker_view(game, seed, steps)
     questions = list(game.triples())
     scores = score_questions(kb, env, questions, responders, pref, measure="accuracy")
+    leaky = score_questions(kb, env, questions, responders, pref, leak_weight=0.5, measure="accuracy")
     worlds = list(solvers.get("brute").worlds(kb))
     for q in questions:
         want = brute_accuracy_gain(worlds, env, q, responders, pref)
         assert abs(outcomes(kb, env, q, responders, pref).gain(measure="accuracy") - want) < 1e-9
         assert abs(scores[q] - want) < 1e-9
+        private = want - 0.5 * brute_accuracy_gain(worlds, env, q, responders, pref, public=True)
+        assert abs(outcomes(kb, env, q, responders, pref).gain(0.5, "accuracy") - private) < 1e-9
+        assert abs(leaky[q] - private) < 1e-9
     envelopes = {tuple(c for c, loc in enumerate(w) if loc == env) for w in worlds}
     assert (max(scores.values()) > 0) == (len(envelopes) > 1)
 
