@@ -5,6 +5,7 @@ little)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,10 @@ from deduce.games.clue import (
     Suggestion,
     ViewExtra,
 )
+from deduce.knowledge import KnowledgeBase
+
+#: suggestion classes scored per batch when a deadline makes scoring anytime
+_BATCH = 8
 
 __all__ = [
     "NotebookAgent",
@@ -250,7 +255,10 @@ class InfogainAgent(Agent):
     ``refute="leak-least"`` refutes with the card that lowers the asker's known envelope entropy
     least (:func:`agents.clue_search.least_leaking`) instead of the rules' default. With chance
     ``bluff`` per suggestion it asks the most informative suggestion naming one of its own cards
-    (others then learn less from who could not refute it).
+    (others then learn less from who could not refute it). ``deadline`` (seconds, default None:
+    score every suggestion) makes scoring anytime: classes of suggestions most promising first,
+    a batch at a time, until the deadline, then the best so far (the benchmarks run without one,
+    so their games replay exactly whatever the machine's load).
     ``measure="hartley"`` scores the expected fall of log2(number of possible envelopes) instead
     of Shannon entropy: only eliminations count, which is what certainty needs;
     ``measure="accuracy"`` the expected rise in the chance that the most likely envelope is right
@@ -282,12 +290,14 @@ class InfogainAgent(Agent):
         measure: str = "shannon",
         refute: str = "repeat-random",
         bluff: float = 0.0,
+        deadline: float | None = None,
         limit: int | None = None,
         **params: Any,
     ) -> None:
         super().__init__(
             accuse_threshold=accuse_threshold, view_extra_threshold=view_extra_threshold, leak_weight=leak_weight,
-            gamble=gamble, min_gamble=min_gamble, measure=measure, refute=refute, bluff=bluff, limit=limit, **params
+            gamble=gamble, min_gamble=min_gamble, measure=measure, refute=refute, bluff=bluff, deadline=deadline,
+            limit=limit, **params
         )
         from solvers._exact_core import DEFAULT_LIMIT
 
@@ -309,6 +319,11 @@ class InfogainAgent(Agent):
         if not 0.0 <= float(bluff) <= 1.0:
             raise ValueError(f"bluff must be a chance in [0, 1], not {bluff!r}")
         self.bluff = float(bluff)
+        if deadline is not None and not deadline > 0:
+            raise ValueError(f"deadline must be positive seconds or None, not {deadline!r}")
+        self.deadline = None if deadline is None else float(deadline)
+        #: the clock deadlines are measured on (tests replace it)
+        self.clock: Any = time.perf_counter
         self.limit = int(limit) if limit is not None else DEFAULT_LIMIT
         #: per decision: (turn, seconds spent scoring suggestions, best expected gain: bits, or a
         #: probability for measure="accuracy")
@@ -369,10 +384,41 @@ class InfogainAgent(Agent):
             return EndTurn()
         return self.suggest(obs)
 
+    def _scores(
+        self, kb: KnowledgeBase, options: list[tuple[int, ...]], responders: list[int], shown: dict[int, set[int]],
+        leak_weight: float = 0.0,
+    ) -> dict[tuple[int, ...], float]:
+        """Every option's score; with a ``deadline``, anytime: symmetry classes most promising
+        first (``agents.clue_search.suggestion_classes``), a batch at a time, until the deadline
+        (at least one batch), so only the options scored are returned."""
+        from solvers.infogain import score_questions
+
+        env = kb.loc(ENVELOPE)
+        if self.deadline is None:
+            return score_questions(kb, env, options, responders, shown, self.limit, leak_weight, self.measure)
+        from agents.clue_search import suggestion_classes
+        from solvers.exact import ExactSolver
+
+        start = self.clock()
+        stop = start + self.deadline
+        ranked = suggestion_classes(kb, options, shown, ExactSolver(limit=self.limit), self.rng)
+        scores: dict[tuple[int, ...], float] = {}
+        slowest = 0.0
+        for b in range(0, len(ranked), _BATCH):
+            now = self.clock()
+            if scores and now + slowest > stop:
+                break
+            batch = ranked[b : b + _BATCH]
+            got = score_questions(kb, env, [m[0] for m in batch], responders, shown, self.limit, leak_weight, self.measure)
+            for members in batch:
+                scores.update((q, got[members[0]]) for q in members)
+            slowest = max(slowest, self.clock() - now)
+        return scores
+
     def waiting_value(self, obs: ClueObservation, p: float) -> float:
         """The mirror model's chance of winning by ending the turn with best accusation
         chance ``p`` (see the class docstring)."""
-        from solvers.infogain import certainty_chance, score_questions
+        from solvers.infogain import certainty_chance
 
         kb = self.game.knowledge(obs)  # type: ignore[union-attr]
         me = obs.player
@@ -383,17 +429,14 @@ class InfogainAgent(Agent):
         env = kb.loc(ENVELOPE)
         shown = shown_to(obs, me)
         options = list(self.game.triples())  # type: ignore[union-attr]
-        scores = score_questions(kb, env, options, responders, shown, self.limit, measure=self.measure)
-        question = max(options, key=lambda q: (scores[q], q))
+        scores = self._scores(kb, options, responders, shown)
+        question = max(scores, key=lambda q: (scores[q], q))
         c = certainty_chance(kb, env, question, responders, shown, self.limit)
         return waiting_value(c, opponents, p)
 
     def suggest(self, obs: ClueObservation) -> Action:
-        """The legal suggestion with the largest expected gain (ties: uniformly at random)."""
-        import time
-
-        from solvers.infogain import score_questions
-
+        """The legal suggestion with the largest expected gain (ties: uniformly at random); with
+        a ``deadline``, the best of those scored in time."""
         kb = self.game.knowledge(obs)  # type: ignore[union-attr]
         n = obs.num_players
         me = obs.player
@@ -403,13 +446,11 @@ class InfogainAgent(Agent):
         if self.bluff and self.rng.random() < self.bluff:
             own = [q for q in options if set(q) & set(obs.hand)]
             options = own or options
-        t0 = time.perf_counter()
-        scores = score_questions(
-            kb, kb.loc(ENVELOPE), options, responders, shown_to(obs, me), self.limit, self.leak_weight, self.measure
-        )
+        t0 = self.clock()
+        scores = self._scores(kb, options, responders, shown_to(obs, me), self.leak_weight)
         top = max(scores.values())
-        self.scoring_log.append((obs.turn, time.perf_counter() - t0, top))
-        ties = [q for q in options if scores[q] >= top - 1e-9]
+        self.scoring_log.append((obs.turn, self.clock() - t0, top))
+        ties = [q for q in options if q in scores and scores[q] >= top - 1e-9]
         return Suggest(ties[int(self.rng.integers(len(ties)))])  # type: ignore[arg-type]
 
 

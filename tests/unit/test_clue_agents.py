@@ -289,3 +289,48 @@ def test_racer_is_infogain_scoring_by_accuracy_with_leak_hygiene():
         racer.reset(game, 0, seed=seed)
         twin.reset(game, 0, seed=seed)
         assert racer.act(obs) == twin.act(obs)
+
+
+class _Ticking:
+    """A clock that moves ``step`` seconds at every reading."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_deadline_scores_anytime_and_returns_the_best_so_far():
+    from solvers.infogain import score_questions
+
+    game = ClueGame(num_players=4)
+    state = game.new_initial_state(3)
+    seats = [InfogainAgent(gamble=False) for _ in range(4)]
+    for i, a in enumerate(seats):
+        a.reset(game, i, seed=i)
+    while state.turns < 6 or not any(isinstance(a, Suggest) for a in state.legal_actions()):
+        state.apply(seats[state.current_player].act(state.observation(state.current_player)))
+    me = state.current_player
+    obs = state.observation(me)
+    kb = game.knowledge(obs)
+    options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
+    responders = [(me + k) % 4 for k in range(1, 4)]
+    shown = shown_to(obs, me)
+    full = score_questions(kb, kb.loc(ENVELOPE), options, responders, shown)
+    # time to spare: every class is scored, so the choice is one of the best
+    roomy = InfogainAgent(deadline=60.0)
+    roomy.reset(game, me, seed=1)
+    assert full[roomy.act(obs).cards] == pytest.approx(max(full.values()))
+    # a clock that jumps past the deadline at once: one batch is scored, a legal suggestion returned
+    hurried = InfogainAgent(deadline=1.0)
+    hurried.reset(game, me, seed=1)
+    hurried.clock = _Ticking(10.0)
+    got = hurried.act(obs)
+    assert got in obs.legal_actions and isinstance(got, Suggest)
+    scored = hurried._scores(kb, options, responders, shown)
+    assert 0 < len(scored) < len(options)
+    assert all(full[q] == pytest.approx(v) for q, v in scored.items())
+    with pytest.raises(ValueError, match="deadline"):
+        InfogainAgent(deadline=0)
