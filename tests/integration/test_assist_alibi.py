@@ -9,7 +9,7 @@ from deduce.assist_game import GameAssistant, adapter_for
 from deduce.games.alibi import Accuse, AlibiGame
 from deduce.logs import export_log, load_log
 from tests.integration.test_assist_session import (
-    assert_refused,
+    assert_lines_refused,
     last_status,
     played,
     saved,
@@ -83,19 +83,11 @@ def test_bad_input_never_changes_the_log(tmp_path):
         "pass": "usage: pass gave CARDS got CARDS",
         "frobnicate": "unknown command 'frobnicate'",
     }
-    code, out, _ = session(tmp_path, [*bad, "quit"])
-    assert code == 0 and "Traceback" not in out
-    assert path.read_text() == before
-    assert_refused(out, bad)
+    assert_lines_refused(tmp_path, "alibi", path, before, bad)
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():
-    game = AlibiGame(num_players=4)
-    state = game.new_initial_state(9)
-    rng = np.random.default_rng(9)
-    for _ in range(30):
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
+    game, state = played("alibi", 9, 30, num_players=4)
     obs = state.observation(2)
     a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=export_log(game, obs))
     possible = solvers.get("cpsat").possible(game.knowledge(obs))

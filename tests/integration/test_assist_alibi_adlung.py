@@ -11,7 +11,12 @@ from deduce.assist_game import GameAssistant, adapter_for
 from deduce.errors import TooLarge
 from deduce.games.alibi_adlung_log import branches, export, face_of, faces
 from deduce.logs import load_log
-from tests.integration.test_assist_session import assert_refused, played, saved, solver_for
+from tests.integration.test_assist_session import (
+    assert_lines_refused,
+    played,
+    saved,
+    solver_for,
+)
 from tests.integration.test_assist_session import session as run_session
 
 SETUP = ["ann, bob, cy", "ann", "s1 s2 s3 s4", "glasses knife bribe fat"]
@@ -113,10 +118,7 @@ def test_bad_input_never_changes_the_log(tmp_path):
         "stop cy": "cy has no Watchful Eye open",
         "frobnicate": "unknown command 'frobnicate'",
     }
-    code, out, _ = session(tmp_path, [*bad, "quit"])
-    assert code == 0 and "Traceback" not in out
-    assert path.read_text() == before
-    assert_refused(out, bad)
+    assert_lines_refused(tmp_path, "alibi-adlung", path, before, bad)
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():

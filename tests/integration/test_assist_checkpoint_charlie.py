@@ -1,15 +1,14 @@
 """``deduce assist checkpoint-charlie`` driven end to end through its own input and output streams."""
 
-import numpy as np
 
 import solvers
 from deduce.assist_checkpoint_charlie import cat_code
 from deduce.assist_game import GameAssistant, adapter_for
-from deduce.games.checkpoint_charlie import CheckpointCharlieGame
 from deduce.logs import export_log, load_log, view_knowledge
 from tests.integration.test_assist_session import (
-    assert_refused,
+    assert_lines_refused,
     last_status,
+    played,
     saved,
 )
 from tests.integration.test_assist_session import session as run_session
@@ -90,19 +89,11 @@ def test_bad_input_never_changes_the_log(tmp_path):
         "round": "which player?",
         "frobnicate": "unknown command 'frobnicate'",
     }
-    code, out, _ = session(tmp_path, [*bad, "quit"])
-    assert code == 0 and "Traceback" not in out
-    assert path.read_text() == before
-    assert_refused(out, bad)
+    assert_lines_refused(tmp_path, "checkpoint-charlie", path, before, bad)
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():
-    game = CheckpointCharlieGame(num_players=4)
-    state = game.new_initial_state(12)
-    rng = np.random.default_rng(12)
-    for _ in range(14):
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
+    game, state = played("checkpoint-charlie", 12, 14, num_players=4)
     obs = state.observation(2)
     solver = solvers.get("exact")
     a = GameAssistant(adapter_for("checkpoint-charlie"), solver, log=export_log(game, obs))

@@ -1,14 +1,13 @@
 """``deduce assist crime-hotel`` driven end to end through its own input and output streams."""
 
-import numpy as np
 
 import solvers
 from deduce.assist_game import GameAssistant, adapter_for
-from deduce.games.crime_hotel import CrimeHotelGame
 from deduce.logs import export_log, load_log
 from tests.integration.test_assist_session import (
-    assert_refused,
+    assert_lines_refused,
     last_status,
+    played,
     saved,
 )
 from tests.integration.test_assist_session import session as run_session
@@ -83,19 +82,11 @@ def test_bad_input_never_changes_the_log(tmp_path):
         "hidden": "usage: hidden CARD",
         "frobnicate": "unknown command 'frobnicate'",
     }
-    code, out, _ = session(tmp_path, [*bad, "quit"])
-    assert code == 0 and "Traceback" not in out
-    assert path.read_text() == before
-    assert_refused(out, bad)
+    assert_lines_refused(tmp_path, "crime-hotel", path, before, bad)
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():
-    game = CrimeHotelGame(num_players=4)
-    state = game.new_initial_state(8)
-    rng = np.random.default_rng(8)
-    for _ in range(30):
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
+    game, state = played("crime-hotel", 8, 30, num_players=4)
     obs = state.observation(3)
     solver = solvers.get("auto")
     a = GameAssistant(adapter_for("crime-hotel"), solver, log=export_log(game, obs))

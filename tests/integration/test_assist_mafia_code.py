@@ -1,15 +1,14 @@
 """``deduce assist mafia-code`` driven end to end through its own input and output streams."""
 
-import numpy as np
 
 import solvers
 from deduce.assist_game import GameAssistant, adapter_for
 from deduce.errors import TooLarge
-from deduce.games.mafia_code import MafiaCodeGame
 from deduce.logs import export_log, load_log
 from tests.integration.test_assist_session import (
     assert_refused,
     last_status,
+    played,
     saved,
 )
 from tests.integration.test_assist_session import session as run_session
@@ -106,12 +105,7 @@ def test_bad_input_never_changes_the_log(tmp_path):
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():
-    game = MafiaCodeGame(num_players=3)
-    state = game.new_initial_state(21)
-    rng = np.random.default_rng(21)
-    for _ in range(8):
-        actions = state.legal_actions()
-        state.apply(actions[int(rng.integers(len(actions)))])
+    game, state = played("mafia-code", 21, 8, num_players=3)
     obs = state.observation(1)
     solver = solvers.get("exact")
     a = GameAssistant(adapter_for("mafia-code"), solver, log=export_log(game, obs))

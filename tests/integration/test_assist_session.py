@@ -57,6 +57,15 @@ def last_status(text, header, last):
     return text[start : text.index("\n", text.index(last, start))]
 
 
+def assert_lines_refused(tmp_path, game, path, before, bad):
+    """One session on the lines of ``bad`` (a dict line -> expected message): each refused with
+    its message, no traceback, and the saved log still ``before``."""
+    code, out, _ = session(tmp_path, game, [*bad, "quit"])
+    assert code == 0 and "Traceback" not in out
+    assert path.read_text() == before
+    assert_refused(out, bad)
+
+
 def assert_refused(out, bad):
     """Every line of ``bad`` got exactly one error line containing its expected message."""
     errors = [line for line in out.splitlines() if line.startswith("error:")]
