@@ -99,11 +99,8 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         return cards
 
     def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
-        log: dict[str, Any] = {"game": self.game, "players": players, "events": []}
-        if me is not None:
-            log["me"] = me
-            log["events"].append({"type": "hand", "player": me, "cards": list(answers["hand"])})
-        return log
+        events = [] if me is None else [{"type": "hand", "player": me, "cards": list(answers["hand"])}]
+        return {**self.header(players, me), "events": events}
 
     # -- lines -------------------------------------------------------------------------------
     def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:

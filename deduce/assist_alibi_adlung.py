@@ -207,10 +207,7 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         return hand
 
     def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
-        log: dict[str, Any] = {"game": self.game, "players": players}
-        if me is not None:
-            log["me"] = me
-        log["row"] = list(answers["row"])
+        log = {**self.header(players, me), "row": list(answers["row"])}
         log["events"] = [] if me is None else [{"type": "hand", "cards": list(answers["hand"])}]
         return log
 

@@ -122,11 +122,7 @@ ears b/h, eyes b/g, fur g/o, clothes s/c, hands n/e, e.g. 'hgocn'):
         return players[0] if not line.strip() else match_name(line, players, "player")
 
     def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
-        log: dict[str, Any] = {"game": self.game, "players": players}
-        if me is not None:
-            log["me"] = me
-        log["events"] = [{"type": "round", "starter": answers["starter"]}]
-        return log
+        return {**self.header(players, me), "events": [{"type": "round", "starter": answers["starter"]}]}
 
     # -- lines -------------------------------------------------------------------------------
     def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:

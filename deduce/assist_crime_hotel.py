@@ -133,9 +133,7 @@ spaces are f2, d7 or r305):
         return cards
 
     def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
-        log: dict[str, Any] = {"game": self.game, "players": players}
-        if me is not None:
-            log["me"] = me
+        log = self.header(players, me)
         log["events"] = [{"type": "game", "leader": answers["leader"], "revealed": list(answers["revealed"])}]
         if me is not None:
             log["events"].append({"type": "hand", "player": me, "cards": list(answers["hand"])})

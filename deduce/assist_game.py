@@ -98,6 +98,10 @@ class GameAdapter(abc.ABC):
     def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
         """A new log from the setup answers (header and any opening events)."""
 
+    def header(self, players: list[str], me: str | None) -> dict[str, Any]:
+        """The log header every game shares: the game, the players and the logging seat, if any."""
+        return {"game": self.game, "players": players, **({"me": me} if me is not None else {})}
+
     def steps(self, me: str | None) -> tuple[str, ...]:
         """Setup questions asked after the players and the seat (e.g. ``("hand",)``)."""
         return ()
