@@ -22,7 +22,10 @@ model before exact_time) and ``static+cohorts`` (plus the reshuffle facts of
 :func:`~deduce.games.alibi_adlung_history.cohort_facts`, now the static default). The score
 tables put ``counting`` (exact posterior, the default) and ``counting-static`` (the agent
 before) against ``random``, and a head-to-head table seats ``counting`` in one rotating seat
-against ``counting-static`` (``--h2h-games``, default ``--games``).
+against ``counting-static`` (``--h2h-games``, default ``--games``). The ``assist`` section checks
+the table assistant (``deduce assist alibi-adlung``): how often its face posterior is exact on
+seat 0's log, before and after the first reshuffle, and how long one answer takes
+(``--assist-games``, default 6).
 """
 
 from __future__ import annotations
@@ -311,6 +314,37 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     ]
 
 
+def assist_exactness(players: int, games: int, seed: int, every: int = 10) -> dict[str, tuple[int, int, list[float]]]:
+    """The table assistant's face posterior on seat 0's log every ``every`` random moves:
+    per phase ("before reshuffle" / "after"), how many views it counted exactly, of how many,
+    and the seconds each answer took."""
+    from deduce.assist_alibi_adlung import Uncounted, face_posterior
+    from deduce.games.alibi_adlung import Reshuffled
+    from deduce.games.alibi_adlung_log import export, parse
+
+    game = deduce.make("alibi-adlung", num_players=players)
+    out: dict[str, tuple[int, int, list[float]]] = {}
+    for g in range(games):
+        state = game.new_initial_state(seed + g)
+        rng = np.random.default_rng(seed + g)
+        step = 0
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+            step += 1
+            if step % every:
+                continue
+            log = export(game, state.observation(0))
+            table, view = parse(log)
+            t = time.perf_counter()
+            got = face_posterior(table, log, view)
+            took = time.perf_counter() - t
+            phase = "after" if any(isinstance(e, Reshuffled) for e in state.events) else "before reshuffle"
+            exact, total, times = out.get(phase, (0, 0, []))
+            out[phase] = (exact + (not isinstance(got, Uncounted)), total + 1, times + [took])
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.alibi_adlung", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=60, help="games per player count and table")
@@ -319,7 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timing-games", type=int, default=3)
     parser.add_argument("--bias-games", type=int, default=5, help="games of the relaxed-vs-exact comparison")
     parser.add_argument("--h2h-games", type=int, default=None, help="head-to-head games (default: --games)")
-    parser.add_argument("--skip", default="", help="comma-separated sections to skip: timing,bias,scores,h2h")
+    parser.add_argument("--skip", default="", help="comma-separated sections to skip: timing,bias,scores,h2h,assist")
+    parser.add_argument("--assist-games", type=int, default=6, help="games of the table assistant's exactness check")
     parser.add_argument("--chain-steps", default="", help="e.g. 10,40,120: also count with chain after so many "
                         "random moves (full deck; slow: minutes at 120)")
     args = parser.parse_args(argv)
@@ -333,6 +368,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             for k in (int(x) for x in args.chain_steps.split(",") if x):
                 epochs, ours, theirs, verdict = chain_check(n, k, args.seed)
                 print(f"| {n} | {k} | {epochs} | {ours:.1f} | {theirs:.0f} | {verdict} |", flush=True)
+    if "assist" not in skip:
+        print(f"\nTable assistant (deduce assist alibi-adlung): seat 0's log every 10 random moves, "
+              f"{args.assist_games} games per player count; face posterior counted exactly, and its time")
+        print("| players | phase | exact / views | median ms | max ms |")
+        print("|---|---|---|---|---|")
+        for n in counts:
+            for phase, (exact, total, times) in sorted(assist_exactness(n, args.assist_games, args.seed).items(),
+                                                       key=lambda kv: kv[0] != "before reshuffle"):
+                print(f"| {n} | {phase} | {exact} / {total} | {1000 * statistics.median(times):.1f} | "
+                      f"{1000 * max(times):.0f} |", flush=True)
     if "timing" not in skip:
         _print_timings(counts, args.timing_games, args.seed)
     if "bias" not in skip:
