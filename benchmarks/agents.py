@@ -44,7 +44,7 @@ from typing import Any
 import agents
 from deduce.games.clue import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
 from deduce.play import seeds_for
-from deduce.tournament.stats import wilson
+from deduce.apps.tournament.stats import wilson
 from solvers.infogain import entropy_bits, joint_sets
 
 __all__ = ["AGENTS", "PAIRS", "lineups", "pair_lineups", "play_one", "run", "summarise", "format_table", "main"]

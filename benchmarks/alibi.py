@@ -17,7 +17,7 @@ import agents
 import solvers
 from deduce.games.alibi import Accuse, AlibiGame, AlibiState
 from deduce.play import play_game
-from deduce.tournament.stats import wilson
+from deduce.apps.tournament.stats import wilson
 from solvers.epoch_sample import EpochSampler, EpochSolver
 
 __all__ = ["main", "state_at_round", "wilson"]

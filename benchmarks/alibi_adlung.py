@@ -48,7 +48,7 @@ from benchmarks._timing import TimingRow, timing_row
 from deduce.errors import NotSupported, TooLarge
 from deduce.games.alibi_adlung import AlibiAdlungGame
 from deduce.play import play_game
-from deduce.tournament.stats import wilson
+from deduce.apps.tournament.stats import wilson
 
 __all__ = ["ScoreRow", "TimingRow", "BiasRow", "scores", "timings", "bias", "head_to_head", "main"]
 
@@ -318,7 +318,7 @@ def assist_exactness(players: int, games: int, seed: int, every: int = 10) -> di
     """The table assistant's face posterior on seat 0's log every ``every`` random moves:
     per phase ("before reshuffle" / "after"), how many views it counted exactly, of how many,
     and the seconds each answer took."""
-    from deduce.assist_alibi_adlung import Uncounted, face_posterior
+    from deduce.apps.assist.alibi_adlung import Uncounted, face_posterior
     from deduce.games.alibi_adlung import Reshuffled
     from deduce.games.alibi_adlung_log import export, parse
 

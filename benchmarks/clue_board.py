@@ -22,7 +22,7 @@ import agents
 from agents.clue_board import AGENTS as BOARD_AGENTS
 from deduce.games.clue import ClueGame
 from deduce.play import play_game, seeds_for
-from deduce.tournament.stats import wilson
+from deduce.apps.tournament.stats import wilson
 
 __all__ = ["lineups", "play_one", "run", "main"]
 

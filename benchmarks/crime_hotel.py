@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import agents
 from deduce.games.crime_hotel import CrimeHotelGame
 from deduce.play import seeds_for
-from deduce.tournament.stats import wilson
+from deduce.apps.tournament.stats import wilson
 from solvers.crime_hotel import ChainSolver
 
 __all__ = ["Result", "run_setting", "wilson", "mean_ci", "main"]

@@ -28,7 +28,7 @@ import solvers
 from benchmarks._timing import TimingRow, timing_row
 from deduce.errors import NotSupported
 from deduce.play import play_game
-from deduce.tournament.stats import wilson
+from deduce.apps.tournament.stats import wilson
 
 __all__ = ["TABLES", "WinRow", "TimingRow", "win_rates", "timings", "main"]
 

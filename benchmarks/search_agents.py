@@ -39,7 +39,7 @@ from agents.clue_search import AGENTS as SEARCH_AGENTS
 from benchmarks.agents import lineups, pair_lineups
 from deduce.games.clue import Accusation, ClueGame
 from deduce.play import seeds_for
-from deduce.tournament.stats import wilson
+from deduce.apps.tournament.stats import wilson
 
 __all__ = ["parse_spec", "build", "play_one", "run", "summarise", "paired_by_deal", "sign_test", "format_table", "main"]
 

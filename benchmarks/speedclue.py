@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from deduce.speedclue import PROTOCOL_CONFIG, SpeedClueServer
-from deduce.tournament import Tournament
+from deduce.apps.speedclue import PROTOCOL_CONFIG, SpeedClueServer
+from deduce.apps.tournament import Tournament
 
 __all__ = ["run", "main", "ordering", "agree"]
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from deduce.tournament import TIMING_COLUMNS, Tournament
+from deduce.apps.tournament import TIMING_COLUMNS, Tournament
 
 __all__ = ["Measurement", "measure", "main"]
 

@@ -67,7 +67,7 @@ __all__ = [
     "__version__",
 ]
 
-_LAZY = {"Tournament": "deduce.tournament", "TournamentResults": "deduce.tournament"}
+_LAZY = {"Tournament": "deduce.apps.tournament", "TournamentResults": "deduce.apps.tournament"}
 
 
 def __getattr__(name: str) -> object:

@@ -1,6 +1,6 @@
 """``deduce assist GAME``: the detective's notebook at a real table, for every game with an adapter
-in ``deduce.assist_<game>`` (Clue's in :mod:`deduce.assist_clue`), driven by the shared
-:class:`~deduce.assist_game.GameAssistant`.
+in ``deduce.apps.assist.<game>`` (Clue's in :mod:`deduce.apps.assist.clue`), driven by the shared
+:class:`~deduce.apps.assist.session.GameAssistant`.
 
 Reads typed lines from a text stream (the terminal, with readline completion of commands,
 player and card names; or any stream, so tests and scripts can feed lines) and writes the
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib
 import json
 import os
 import sys
@@ -21,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from deduce.assist import Recommendation, heuristic_recommendation, match_name
-from deduce.assist_game import GameAdapter, GameAssistant, adapter_for, assisted_games
+from deduce.apps.assist.session import GameAdapter, GameAssistant, adapter_for, assisted_games
+from deduce.apps.assist.text import Recommendation, heuristic_recommendation, match_name
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError
 
@@ -66,11 +65,8 @@ def save_atomically(path: Path, data: dict[str, Any]) -> None:
 def infogain_recommender() -> Callable[..., Recommendation | None] | None:
     """The exact expected-information scorer (``solvers.infogain.score_questions``, the one
     the ``infogain`` agent uses), when installed; ``None`` leaves the session's estimate."""
-    try:
-        scorer = importlib.import_module("solvers.infogain").score_questions
-        shown_to = importlib.import_module("agents.clue").shown_to
-    except (ImportError, AttributeError):
-        return None
+    from agents.clue import shown_to  # lazy: only Clue's assistant scores suggestions
+    from solvers.infogain import score_questions as scorer
 
     def recommend(game: Any, obs: Any, kb: Any, tally: Any) -> Recommendation | None:
         me = obs.player
@@ -131,7 +127,7 @@ def _adapter(args: argparse.Namespace) -> GameAdapter:
             f"for {game} try 'deduce play {game}'"
         )
     if game == "clue":
-        from deduce.assist_clue import ClueAdapter
+        from deduce.apps.assist.clue import ClueAdapter
 
         return ClueAdapter(infogain_recommender(), top=args.top)
     return adapter_for(game)
@@ -141,7 +137,9 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     adapter = _adapter(args)
     game = adapter.game
     backends = adapter.backends if args.solver == "auto" else None
-    solver = importlib.import_module("solvers").get(args.solver, **({"order": backends} if backends else {}))
+    import solvers  # lazy: 'deduce --help' starts without loading the backends
+
+    solver = solvers.get(args.solver, **({"order": backends} if backends else {}))
     path = Path(args.log) if args.log else _default_log_path(game)
     out = stdout or sys.stdout
     source = stdin or sys.stdin

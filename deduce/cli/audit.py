@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from deduce.audit import CHECKS, audit
+from deduce.apps.audit import CHECKS, audit
 from deduce.games.registry import game_names
 
 __all__ = ["register"]

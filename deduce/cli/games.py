@@ -23,9 +23,7 @@ def _games(args: argparse.Namespace) -> int:
 
 
 def _agents(args: argparse.Namespace) -> int:
-    import importlib
-
-    registry = importlib.import_module("agents")  # resolved by name: the core never imports agents
+    import agents as registry  # lazy: 'deduce games' starts without loading the agents
     if args.game:
         game_class(args.game)  # unknown game -> clear error
     for name in registry.available(args.game):

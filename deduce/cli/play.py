@@ -306,8 +306,8 @@ class HumanGame:
         return obs, self.game.knowledge(obs)
 
     def notebook(self) -> str:
-        from deduce.assist import render_grid
-        from deduce.assist_clue import envelope_lines
+        from deduce.apps.assist.clue import envelope_lines
+        from deduce.apps.assist.text import render_grid
 
         if self.solver is None:
             return "no solver available for a notebook"
@@ -325,7 +325,7 @@ class HumanGame:
         return "\n".join(lines)
 
     def why(self, tokens: list[str]) -> str:
-        from deduce.assist import match_name
+        from deduce.apps.assist.text import match_name
         from deduce.explain import why
 
         if not tokens:
@@ -366,10 +366,10 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _build(args: argparse.Namespace) -> HumanGame:
+    import agents as agents_mod  # lazy: 'deduce --help' starts without loading the agents
     import deduce
+    import solvers
     from deduce.play import seeds_for
-
-    agents_mod = importlib.import_module("agents")
     try:
         game = deduce.make(args.game, **_config(args))
     except (ValueError, TypeError) as exc:
@@ -393,10 +393,7 @@ def _build(args: argparse.Namespace) -> HumanGame:
         agent = agents_mod.get(name, game=game.name)
         agent.reset(game, seat, agent_seeds[seat])
         agents[seat] = agent
-    try:
-        solver = importlib.import_module("solvers").get("auto")
-    except Exception:  # the game is playable without a notebook
-        solver = None
+    solver = solvers.get("auto")
     return HumanGame(game, agents, args.seat, deal_seed, solver)
 
 

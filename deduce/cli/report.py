@@ -19,8 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deduce.tournament import TournamentResults
-    from deduce.tournament.report import full_report
+    from deduce.apps.tournament import TournamentResults
+    from deduce.apps.tournament.report import full_report
 
     results = TournamentResults.load(args.dir)
     results.played = results.num_games
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(full_report(results))
     if args.plots:
-        from deduce.tournament.plots import write_plots
+        from deduce.apps.tournament.plots import write_plots
 
         for path in write_plots(results, args.dir):
             print(f"wrote {path}")

@@ -10,7 +10,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from deduce.assist import cell_text
+from deduce.apps.assist.text import cell_text
 from deduce.errors import NotSupported
 from deduce.logs import load_log, read_log
 
@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
             from deduce.errors import LogError
 
             raise LogError("standard input: a log must be a JSON object")
-    solver = importlib.import_module("solvers").get(args.solver)
+    import solvers  # lazy: the other commands start without loading the backends
+
+    solver = solvers.get(args.solver)
     kb = load_log(source, check=solver)
     game, _ = read_log(source)
     relaxed = game.knowledge_relaxed
@@ -68,7 +70,9 @@ class _Explainer:
 
     def __init__(self, solver: Any) -> None:
         self.solver = solver
-        self.cores = solver if hasattr(solver, "core") else importlib.import_module("solvers").get("cpsat")
+        import solvers
+
+        self.cores = solver if hasattr(solver, "core") else solvers.get("cpsat")
 
     def possible(self, kb: Any) -> Any:
         return self.solver.possible(kb)
@@ -82,7 +86,7 @@ class _Explainer:
 
 def explain_card(source: Any, kb: Any, card: str, solver: Any) -> str:
     """Why ``card`` is where it is, with events worded by the game's text module if it has one."""
-    from deduce.assist import match_name
+    from deduce.apps.assist.text import match_name
     from deduce.explain import why
     from deduce.logs import read_log
 

@@ -71,10 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_client(args: argparse.Namespace) -> int:
-    from deduce.speedclue.client import SpeedClueBot
-    from deduce.speedclue.client import run_client as connect
-    from deduce.speedclue.protocol import MessageLog
-    from deduce.tournament.schedule import parse_value
+    from deduce.apps.speedclue.client import SpeedClueBot
+    from deduce.apps.speedclue.client import run_client as connect
+    from deduce.apps.speedclue.protocol import MessageLog
+    from deduce.apps.tournament.schedule import parse_value
 
     params = {}
     for item in args.agent_param:
@@ -100,7 +100,7 @@ def run_client(args: argparse.Namespace) -> int:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from deduce.speedclue.server import SpeedClueServer
+    from deduce.apps.speedclue.server import SpeedClueServer
 
     if args.games < 1:
         raise DeduceError(f"--games must be at least 1, not {args.games}")
@@ -117,7 +117,7 @@ def run_server(args: argparse.Namespace) -> int:
         print(json.dumps({"agents": results.win_rates(), "timing": session.timing,
                           "games_per_second": session.games_per_second, "disqualified": session.disqualified}))
         return 0
-    from deduce.tournament.report import header, leaderboard
+    from deduce.apps.tournament.report import header, leaderboard
 
     print(header(results))
     print()

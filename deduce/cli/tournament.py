@@ -53,8 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def parse_config(game: str, items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` strings as config fields, typed by the game's config class."""
+    from deduce.apps.tournament.schedule import parse_value
     from deduce.games import game_class
-    from deduce.tournament.schedule import parse_value
 
     fields = {f.name: f for f in dataclasses.fields(game_class(game).config_class)}
     out: dict[str, Any] = {}
@@ -75,7 +75,7 @@ def parse_config(game: str, items: list[str]) -> dict[str, Any]:
 
 def parse_agent_params(items: list[str], labels: list[str]) -> dict[str, dict[str, Any]]:
     """``LABEL:KEY=VALUE`` strings grouped by agent label."""
-    from deduce.tournament.schedule import parse_value
+    from deduce.apps.tournament.schedule import parse_value
 
     out: dict[str, dict[str, Any]] = {}
     for item in items:
@@ -90,8 +90,8 @@ def parse_agent_params(items: list[str], labels: list[str]) -> dict[str, dict[st
 
 
 def run(args: argparse.Namespace) -> int:
-    from deduce.tournament import Tournament
-    from deduce.tournament.schedule import labelled, parse_agent
+    from deduce.apps.tournament import Tournament
+    from deduce.apps.tournament.schedule import labelled, parse_agent
 
     if args.games < 1:
         raise DeduceError(f"--games must be at least 1, not {args.games}")
@@ -124,13 +124,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"agents": results.win_rates()}))
         return 0
-    from deduce.tournament.report import header, leaderboard
+    from deduce.apps.tournament.report import header, leaderboard
 
     print(header(results))
     print()
     print(leaderboard(results))
     if args.plots:
-        from deduce.tournament.plots import write_plots
+        from deduce.apps.tournament.plots import write_plots
 
         for path in write_plots(results, tournament.out):
             print(f"wrote {path}")

@@ -183,7 +183,7 @@ def test_unknown_games_are_refused_in_one_line():
 
 def test_the_session_alone_estimates_without_a_scorer():
     import solvers
-    from deduce.assist import ClueAssistant
+    from deduce.apps.assist.clue import ClueAssistant
 
     saves = []
     a = ClueAssistant(
@@ -200,7 +200,7 @@ def test_the_session_alone_estimates_without_a_scorer():
 
 def test_setup_mistakes_are_asked_again_and_a_failed_save_keeps_the_game():
     import solvers
-    from deduce.assist import ClueAssistant
+    from deduce.apps.assist.clue import ClueAssistant
 
     a = ClueAssistant(solvers.get("auto"))
     answers = {
@@ -248,7 +248,7 @@ def test_options_without_hand_sizes_take_the_even_deal_and_keep_the_hand(tmp_pat
 
 def test_hand_sizes_that_do_not_fit_a_given_hand_are_asked_again_alone():
     import solvers
-    from deduce.assist_clue import ClueAssistant
+    from deduce.apps.assist.clue import ClueAssistant
 
     a = ClueAssistant(solvers.get("auto"),
                       setup={"players": ["ann", "bob", "cy"], "deck": None, "me": "ann",

@@ -5,7 +5,7 @@ import pytest
 
 import solvers
 from agents.alibi import SolverAgent
-from deduce.assist_game import GameAssistant, adapter_for
+from deduce.apps.assist.session import GameAssistant, adapter_for
 from deduce.games.alibi import Accuse, AlibiGame
 from deduce.logs import export_log, load_log
 from tests.integration.test_assist_session import (

@@ -5,12 +5,13 @@ from collections import Counter
 
 import numpy as np
 
-import deduce.assist_alibi_adlung as assist_adlung
-from deduce.assist_alibi_adlung import Uncounted, face_posterior
-from deduce.assist_game import GameAssistant, adapter_for
+import deduce.apps.assist.alibi_adlung as assist_adlung
+from deduce.apps.assist.alibi_adlung import Uncounted, face_posterior
+from deduce.apps.assist.session import GameAssistant, adapter_for
 from deduce.errors import TooLarge
 from deduce.games.alibi_adlung_log import branches, export, face_of, faces
 from deduce.logs import load_log
+from solvers.alibi_adlung import AdlungCounter
 from tests.integration.test_assist_session import (
     assert_lines_refused,
     played,
@@ -196,7 +197,7 @@ def test_no_deal_under_the_exact_model_is_a_warning_not_numbers(monkeypatch):
     """The exact counter finds no world (the static check let the events in): the assistant
     says the events contradict each other instead of showing approximate copies."""
     a = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=SCARCE)
-    real = assist_adlung.importlib.import_module("solvers.alibi_adlung").AdlungCounter.posterior
+    real = AdlungCounter.posterior
 
     def nothing(self, timeline):
         post = real(self, timeline)
@@ -209,26 +210,3 @@ def test_no_deal_under_the_exact_model_is_a_warning_not_numbers(monkeypatch):
     assert ("warning: these events contradict each other under the exact model: no deal fits them when every "
             "draw, exchange and reshuffle is followed in order.") in text
     assert "copies of each face" not in text and "best play" not in text and "suspects:" not in text
-
-
-def test_without_the_counter_and_the_agent_the_advice_degrades(monkeypatch):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_solvers_or_agents(name, *args, **kwargs):
-        if name.startswith(("solvers.alibi_adlung", "agents.alibi_adlung")):
-            raise ImportError(f"no module named {name!r}")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(assist_adlung.importlib, "import_module",
-                        lambda name: no_solvers_or_agents(name, fromlist=["x"]))
-    assist_adlung._advisor_class.cache_clear()
-    try:
-        a = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=SCARCE)
-        text = a.status()
-    finally:
-        monkeypatch.undo()
-        assist_adlung._advisor_class.cache_clear()
-    assert "as the exact counter (solvers.alibi_adlung) is not installed)" in text
-    assert "best play: no advice (the counting agent, agents.alibi_adlung, is not installed)" in text

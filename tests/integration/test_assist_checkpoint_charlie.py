@@ -2,8 +2,8 @@
 
 
 import solvers
-from deduce.assist_checkpoint_charlie import cat_code
-from deduce.assist_game import GameAssistant, adapter_for
+from deduce.apps.assist.checkpoint_charlie import cat_code
+from deduce.apps.assist.session import GameAssistant, adapter_for
 from deduce.logs import export_log, load_log, view_knowledge
 from tests.integration.test_assist_session import (
     assert_lines_refused,

@@ -2,7 +2,7 @@
 
 
 import solvers
-from deduce.assist_game import GameAssistant, adapter_for
+from deduce.apps.assist.session import GameAssistant, adapter_for
 from deduce.logs import export_log, load_log
 from tests.integration.test_assist_session import (
     assert_lines_refused,

@@ -1,4 +1,4 @@
-"""The shared table-side session (``deduce.assist_game``) for every adapted game, and the helpers
+"""The shared table-side session (``deduce.apps.assist.session``) for every adapted game, and the helpers
 the per-game assistant tests drive it with."""
 
 import io
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import solvers
-from deduce.assist_game import GameAssistant, adapter_for, assisted_games
+from deduce.apps.assist.session import GameAssistant, adapter_for, assisted_games
 from deduce.cli import build_parser
 from deduce.cli.assist import run
 from deduce.errors import UnknownName

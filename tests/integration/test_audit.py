@@ -6,7 +6,7 @@ import pytest
 
 import deduce
 from deduce import Count
-from deduce.audit import audit
+from deduce.apps.audit import audit
 from deduce.cli import main
 from deduce.games.clue import ClueGame, ClueState
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from deduce.audit import audit
+from deduce.apps.audit import audit
 from deduce.games.registry import game_class, make
 
 QUICK_AGENTS = {

@@ -23,7 +23,7 @@ from deduce.games.clue import (
     Suggest,
     Suggestion,
 )
-from deduce.speedclue import (
+from deduce.apps.speedclue import (
     CardCodes,
     Mirror,
     ProtocolError,
@@ -36,7 +36,7 @@ from deduce.speedclue import (
     parse_reply,
     speedclue_config,
 )
-from deduce.speedclue.protocol import (
+from deduce.apps.speedclue.protocol import (
     AccusationNotice,
     AccuseReply,
     AccuseRequest,
@@ -49,7 +49,7 @@ from deduce.speedclue.protocol import (
     SuggestRequest,
     parse_alive,
 )
-from deduce.tournament import TournamentResults
+from deduce.apps.tournament import TournamentResults
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from deduce.cli import main
-from deduce.tournament import TIMING_COLUMNS, TournamentResults
+from deduce.apps.tournament import TIMING_COLUMNS, TournamentResults
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ import pytest
 import agents
 from agents.base import Agent
 from deduce.games.clue import Accuse
-from deduce.tournament import TIMING_COLUMNS, Tournament
+from deduce.apps.tournament import TIMING_COLUMNS, Tournament
 
 FAST = ["notebook", "random", "random"]
 
@@ -123,7 +123,7 @@ def test_slow_and_hung_agents_time_out():
 
 
 def test_auto_backend_moves_long_runs_to_processes(monkeypatch):
-    from deduce.tournament import backends
+    from deduce.apps.tournament import backends
 
     calls = []
     real = backends._processes

@@ -11,7 +11,7 @@ pytest.importorskip("gymnasium")
 
 import deduce  # noqa: E402
 from deduce.errors import IllegalAction, NotSupported  # noqa: E402
-from deduce.wrappers.pettingzoo import (  # noqa: E402
+from deduce.apps.pettingzoo import (  # noqa: E402
     ActionIndex,
     Block,
     Choice,
@@ -98,7 +98,7 @@ def test_listed_and_registered_enumerations():
     try:
         assert action_index(game) is listed
     finally:
-        from deduce.wrappers import pettingzoo as pz
+        from deduce.apps import pettingzoo as pz
 
         pz._BUILDERS.pop("checkpoint-charlie")
     assert action_index(game).size == 35

@@ -10,7 +10,7 @@ pytest.importorskip("gymnasium")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import deduce  # noqa: E402
-from deduce.wrappers import pettingzoo as pz  # noqa: E402
+from deduce.apps import pettingzoo as pz  # noqa: E402
 
 
 def test_one_env_per_registered_game():

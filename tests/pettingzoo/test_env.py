@@ -11,8 +11,8 @@ pytest.importorskip("gymnasium")
 
 import deduce  # noqa: E402
 from deduce.errors import IllegalAction  # noqa: E402
-from deduce.wrappers import pettingzoo as pz  # noqa: E402
-from deduce.wrappers.pettingzoo import clue_v0, mafia_code_v0  # noqa: E402
+from deduce.apps import pettingzoo as pz  # noqa: E402
+from deduce.apps.pettingzoo import clue_v0, mafia_code_v0  # noqa: E402
 
 
 def play(env, seed, rng):
@@ -104,8 +104,8 @@ def test_render_ansi_and_names():
 def test_deduce_imports_without_pettingzoo():
     code = (
         "import sys; sys.modules['pettingzoo'] = None; sys.modules['gymnasium'] = None\n"
-        "import deduce, deduce.wrappers\n"
-        "try:\n    import deduce.wrappers.pettingzoo\nexcept ImportError as e:\n    print('needs:', e)\n"
+        "import deduce, deduce.apps\n"
+        "try:\n    import deduce.apps.pettingzoo\nexcept ImportError as e:\n    print('needs:', e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install 'deduce[pettingzoo]'" in out

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from deduce.tournament import TIMING_COLUMNS, Tournament
+from deduce.apps.tournament import TIMING_COLUMNS, Tournament
 
 
 def test_same_seed_same_table_on_all_three_backends(ray_local, tmp_path):

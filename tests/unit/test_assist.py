@@ -5,9 +5,9 @@ import io
 import pytest
 
 import solvers
-from deduce.assist import match_name, read_names
-from deduce.assist_clue import ADAPTER, ClueAdapter, envelope_lines
-from deduce.assist_game import GameAssistant
+from deduce.apps.assist.text import match_name, read_names
+from deduce.apps.assist.clue import ADAPTER, ClueAdapter, envelope_lines
+from deduce.apps.assist.session import GameAssistant
 from deduce.cli.assist import read_line
 from deduce.errors import DeduceError, NotSupported, UnknownName
 
@@ -229,7 +229,7 @@ def test_clue_refuses_player_names_its_lines_read_otherwise(names, bad):
     ("mafia-code", "ann Ann", "must be distinct"),
 ])
 def test_every_game_refuses_player_names_its_lines_read_otherwise(game, names, bad):
-    from deduce.assist_game import adapter_for
+    from deduce.apps.assist.session import adapter_for
 
     a = GameAssistant(adapter_for(game), solvers.get("auto"))
     reply = a.handle(names)

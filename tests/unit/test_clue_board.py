@@ -8,7 +8,7 @@ import pytest
 
 import agents
 from agents.clue_board import AGENTS
-from deduce.audit import audit
+from deduce.apps.audit import audit
 from deduce.errors import IllegalAction
 from deduce.games.clue import (
     Accuse,

@@ -286,7 +286,7 @@ def test_random_play_finishes_and_seeded_games_repeat():
 def test_replay_round_trip_and_audit_in_the_intrigue_edition():
     import json
 
-    from deduce.audit import audit
+    from deduce.apps.audit import audit
     from deduce.replay import load_replay, save_replay
 
     game = ClueGame(num_players=3, board_mode="board", edition="intrigue")

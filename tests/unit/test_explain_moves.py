@@ -4,8 +4,8 @@ Alibi's passes): the fact explained is where the card is now, and the chain name
 import pytest
 
 import solvers
-from deduce.assist_alibi import ADAPTER as ALIBI
-from deduce.assist_crime_hotel import ADAPTER as HOTEL
+from deduce.apps.assist.alibi import ADAPTER as ALIBI
+from deduce.apps.assist.crime_hotel import ADAPTER as HOTEL
 from deduce.constraints import At, NotAt, Transfer
 from deduce.errors import DeduceError
 from deduce.explain import explain_card, explain_fact, why

@@ -3,9 +3,9 @@
 import pandas as pd
 import pytest
 
-from deduce.tournament.ratings import rate
-from deduce.tournament.stats import mean_ci, pairwise, seat_effect, wilson, win_rates
-from deduce.tournament.store import rows_to_frame
+from deduce.apps.tournament.ratings import rate
+from deduce.apps.tournament.stats import mean_ci, pairwise, seat_effect, wilson, win_rates
+from deduce.apps.tournament.store import rows_to_frame
 
 
 def _rows(games):

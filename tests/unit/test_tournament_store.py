@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from deduce.errors import DeduceError
-from deduce.tournament.store import ResultStore, rows_to_frame
-from deduce.tournament.worker import COLUMNS
+from deduce.apps.tournament.store import ResultStore, rows_to_frame
+from deduce.apps.tournament.worker import COLUMNS
 
 
 def _game(gid, players=3):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from deduce.tournament.results import TournamentResults
+from deduce.apps.tournament.results import TournamentResults
 
 __all__ = ["leaderboard", "full_report", "header"]
 

@@ -5,7 +5,7 @@ event that contradicts the log held back naming the events it conflicts with, th
 card locations, continuous saving and resuming. A :class:`GameAdapter` owns what differs: the
 game's log format (``deduce.games.<game>_log``), the line grammar of its events, how they read
 back, and the answer shown under the grid (the hidden answer, a recommended action and its
-value). ``deduce.assist_<game>`` modules hold the adapters, Clue's included; :func:`adapter_for`
+value). ``deduce.apps.assist.<game>`` modules hold the adapters, listed in :data:`ADAPTERS`; :func:`adapter_for`
 finds them.
 
 No I/O and no solver import: the caller passes a solver (``consistent``, ``tallies``,
@@ -19,7 +19,6 @@ from __future__ import annotations
 import abc
 import copy
 import importlib
-import importlib.util
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from deduce.assist import _take, match_name, read_names, render_grid
+from deduce.apps.assist.text import _take, match_name, read_names, render_grid
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError, NotSupported, UnknownName
 from deduce.explain import Phrase
@@ -36,7 +35,7 @@ from deduce.games.base import Game, Observation
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import view_knowledge
 
-__all__ = ["GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
+__all__ = ["ADAPTERS", "GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
 
 SHARED_HELP = """\
 commands:
@@ -159,22 +158,31 @@ class GameAdapter(abc.ABC):
         return tuple(getattr(obs, "hand", ()) or ())
 
 
+#: The assistant adapter of each game, by game name: ``"module:ADAPTER"``, loaded on first use
+#: (a registry of names a person types; each adapter module imports its game's solver and agents).
+ADAPTERS: dict[str, str] = {
+    "clue": "deduce.apps.assist.clue:ADAPTER",
+    "mafia-code": "deduce.apps.assist.mafia_code:ADAPTER",
+    "checkpoint-charlie": "deduce.apps.assist.checkpoint_charlie:ADAPTER",
+    "crime-hotel": "deduce.apps.assist.crime_hotel:ADAPTER",
+    "alibi": "deduce.apps.assist.alibi:ADAPTER",
+    "alibi-adlung": "deduce.apps.assist.alibi_adlung:ADAPTER",
+}
+
+
 def assisted_games() -> list[str]:
-    """Games with an assistant adapter (``deduce.assist_<game>``)."""
+    """Registered games that have an assistant adapter, in the registry's order."""
     from deduce.games.registry import game_names
 
-    return [g for g in game_names() if importlib.util.find_spec(_adapter_module(g)) is not None]
-
-
-def _adapter_module(game: str) -> str:
-    return f"deduce.assist_{game.replace('-', '_')}"
+    return [g for g in game_names() if g in ADAPTERS]
 
 
 def adapter_for(game: str) -> GameAdapter:
     """The adapter of ``game``, or an error naming the games that have one."""
     if game not in assisted_games():
         raise UnknownName(f"no table assistant for {game!r}; games with one: {', '.join(assisted_games())}")
-    return importlib.import_module(_adapter_module(game)).ADAPTER
+    module, _, attr = ADAPTERS[game].partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 @dataclass

@@ -2,9 +2,9 @@
 
 Bots are started as ``<command> IDENTIFIER PORT`` on 127.0.0.1 and connect back; built-in
 agents (``builtin:NAME``) sit at the table without a process, answering through the same
-:class:`~deduce.speedclue.client.SpeedClueBot` text path; ``thread:NAME`` runs our client in a
+:class:`~deduce.apps.speedclue.client.SpeedClueBot` text path; ``thread:NAME`` runs our client in a
 thread over a real socket (no process start-up: handy for tests and for timing the protocol).
-Seats follow the tournament harness's :class:`~deduce.tournament.schedule.Schedule` (rotation,
+Seats follow the tournament harness's :class:`~deduce.apps.tournament.schedule.Schedule` (rotation,
 duplicate deals) and the truth is our engine's :class:`ClueState`, configured with the
 protocol's rules. The referee enforces the contest's rules; a violation forfeits the game in
 progress and disqualifies the bot (its later games are not played). Results are the harness's
@@ -29,11 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from deduce.errors import DeduceError
-from deduce.games.clue import Accuse, ClueGame, ClueState, EndTurn, Show, Suggest, Suggestion
-from deduce.play import Failure, GameRecord, seeds_for
-from deduce.speedclue.client import SpeedClueBot, run_client
-from deduce.speedclue.protocol import (
+from deduce.apps.speedclue.client import SpeedClueBot, run_client
+from deduce.apps.speedclue.protocol import (
     TIME_LIMIT,
     AccusationNotice,
     AccuseReply,
@@ -59,8 +56,11 @@ from deduce.speedclue.protocol import (
     parse_reply,
     speedclue_config,
 )
-from deduce.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule
-from deduce.tournament.worker import Setup, record_rows
+from deduce.apps.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule
+from deduce.apps.tournament.worker import Setup, record_rows
+from deduce.errors import DeduceError
+from deduce.games.clue import Accuse, ClueGame, ClueState, EndTurn, Show, Suggest, Suggestion
+from deduce.play import Failure, GameRecord, seeds_for
 
 __all__ = ["BotSpec", "parse_bot", "SpeedClueServer", "SessionResult", "PROTOCOL_CONFIG"]
 
@@ -483,8 +483,8 @@ class SpeedClueServer:
     # -- running ----------------------------------------------------------------------------
     def run(self) -> SessionResult:
         """Start the bots, play every game not yet recorded, say ``done``, clean up."""
-        from deduce.tournament.results import TournamentResults
-        from deduce.tournament.store import ResultStore, require_pandas, rows_to_frame
+        from deduce.apps.tournament.results import TournamentResults
+        from deduce.apps.tournament.store import ResultStore, require_pandas, rows_to_frame
 
         require_pandas()
         started = time.monotonic()

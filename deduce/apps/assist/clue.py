@@ -19,8 +19,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from deduce.assist import Recommendation, Recommender, _take, heuristic_recommendation, read_names
-from deduce.assist_game import SHARED_HELP, GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.session import SHARED_HELP, GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.text import (
+    Recommendation,
+    Recommender,
+    _take,
+    heuristic_recommendation,
+    read_names,
+)
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError, NotSupported
 from deduce.explain import DEFAULT_PLACES, Phrase
@@ -339,7 +345,7 @@ def _parse_deck(line: str) -> dict[str, list[str]]:
     return out
 
 
-#: the Clue adapter with the estimated recommender (:func:`deduce.assist_game.adapter_for`); ``deduce assist
+#: the Clue adapter with the estimated recommender (:func:`deduce.apps.assist.session.adapter_for`); ``deduce assist
 #: clue`` builds one with the exact scorer when it is installed.
 ADAPTER = ClueAdapter()
 

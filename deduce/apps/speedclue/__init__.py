@@ -6,9 +6,9 @@ tournament results (``deduce speedclue-server``); ``Mirror`` turns the messages 
 into the ``ClueObservation`` our engine would have given it.
 """
 
-from deduce.speedclue.client import SpeedClueBot, run_client
-from deduce.speedclue.mirror import Mirror
-from deduce.speedclue.protocol import (
+from deduce.apps.speedclue.client import SpeedClueBot, run_client
+from deduce.apps.speedclue.mirror import Mirror
+from deduce.apps.speedclue.protocol import (
     CODE_NAMES,
     TIME_LIMIT,
     CardCodes,
@@ -20,7 +20,7 @@ from deduce.speedclue.protocol import (
     parse_reply,
     speedclue_config,
 )
-from deduce.speedclue.server import (
+from deduce.apps.speedclue.server import (
     PROTOCOL_CONFIG,
     BotSpec,
     SessionResult,

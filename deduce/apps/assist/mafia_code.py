@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from deduce.assist import match_name
-from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.text import match_name
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError
 from deduce.games.base import Dealt, Game, Observation
@@ -204,5 +204,5 @@ def _read_cards(game: MafiaCodeGame, tokens: Sequence[str]) -> list[str]:
     return out
 
 
-#: the adapter ``deduce assist mafia-code`` uses (:func:`deduce.assist_game.adapter_for`).
+#: the adapter ``deduce assist mafia-code`` uses (:func:`deduce.apps.assist.session.adapter_for`).
 ADAPTER = MafiaCodeAdapter()

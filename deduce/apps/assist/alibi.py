@@ -20,13 +20,13 @@ ask in your seat with its expected information about the box, estimated from sam
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from deduce.assist import match_name, read_names
-from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from agents.alibi import recommend_question
+from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError
 from deduce.games.alibi import (
     BOX,
@@ -196,7 +196,7 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     def advice(self, session: GameAssistant) -> Any:
         """The ``solver`` agent's question in the logging player's seat and its value
         (``agents.alibi.QuestionAdvice``); ``None`` for a spectator, once the game is over (or
-        past its last round), or when the agents are not installed. Kept for the view it was
+        past its last round). Kept for the view it was
         computed on."""
         obs, game = session.obs, session.game
         if obs is None or obs.player is None or getattr(obs, "phase", "") not in ("meld", "ask"):
@@ -205,11 +205,7 @@ events (names may be shortened to prefixes of their words; 'me' is you):
             return None  # past the last round the first player must accuse: no question is legal
         key = json.dumps(session.log(), sort_keys=True)
         if self._advice is None or self._advice[0] != key:
-            try:
-                agents = importlib.import_module("agents.alibi")  # by name: the core imports no agent
-            except ImportError:
-                return None
-            self._advice = (key, agents.recommend_question(session.game, obs, seed=self.seed))
+            self._advice = (key, recommend_question(session.game, obs, seed=self.seed))
         return self._advice[1]
 
 
@@ -237,5 +233,5 @@ def _cards(game: AlibiGame, parts: list[str]) -> list[str]:
     return [match_name(part, [c.name for c in game.deck], "card") for part in parts]
 
 
-#: the adapter ``deduce assist alibi`` uses (:func:`deduce.assist_game.adapter_for`).
+#: the adapter ``deduce assist alibi`` uses (:func:`deduce.apps.assist.session.adapter_for`).
 ADAPTER = AlibiAdapter()

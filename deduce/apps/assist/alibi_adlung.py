@@ -29,8 +29,6 @@ or agent module); without them the face table is approximate and there is no bes
 
 from __future__ import annotations
 
-import functools
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,8 +36,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from deduce.assist import match_name, read_names
-from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from agents.alibi_adlung import CountingAgent
+from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError, LogError, NotSupported, TooLarge
 from deduce.games.alibi_adlung import (
     DECK,
@@ -76,6 +75,7 @@ from deduce.games.alibi_adlung_log import (
     suspect_name,
 )
 from deduce.games.base import Action, Game, Observation
+from solvers.alibi_adlung import AdlungCounter
 
 __all__ = ["AlibiAdlungAdapter", "ADAPTER", "Uncounted", "face_posterior"]
 
@@ -96,15 +96,12 @@ def face_posterior(game: AlibiAdlungGame, data: Mapping[str, Any], obs: TableObs
                    limit: int = 64) -> tuple[dict[str, np.ndarray], int] | Uncounted:
     """Exact expected copies of each face at each location now, and the number of readings
     summed; or why it cannot be counted (:class:`Uncounted`: too many readings of ambiguous
-    reveals, too many states for the counter, no counter installed, or no deal at all).
+    reveals, too many states for the counter, or no deal at all).
 
     Each reading's worlds are counted by ``solvers.alibi_adlung`` and weighed by its
     multiplicity (:mod:`deduce.games.alibi_adlung_log`): P(x) = sum_b w_b N_b(x) / sum_b w_b N_b.
     """
-    try:  # by name: the core imports no solver
-        counter = importlib.import_module("solvers.alibi_adlung").AdlungCounter()
-    except (ImportError, AttributeError):
-        return Uncounted("the exact counter (solvers.alibi_adlung) is not installed")
+    counter = AdlungCounter()
     if obs.ambiguous:
         try:
             readings = [b.observation for b in branches(data, limit=limit)]
@@ -133,24 +130,15 @@ def face_posterior(game: AlibiAdlungGame, data: Mapping[str, Any], obs: TableObs
     return {f: np.array([float(Fraction(v, den)) for v in row]) for f, row in num.items()}, len(readings)
 
 
-@functools.cache
-def _advisor_class() -> type | None:
-    """The ``counting`` agent fed the assistant's marginals instead of its own count (``None``:
-    the agents are not installed)."""
-    try:  # by name: the core imports no agent
-        counting = importlib.import_module("agents.alibi_adlung").CountingAgent
-    except (ImportError, AttributeError):
-        return None
+class _Advisor(CountingAgent):
+    """The ``counting`` agent fed the assistant's marginals instead of its own count."""
 
-    class _Advisor(counting):  # type: ignore[misc, valid-type]
-        def __init__(self, marginals: np.ndarray) -> None:
-            super().__init__()
-            self._given = marginals
+    def __init__(self, marginals: np.ndarray) -> None:
+        super().__init__()
+        self._given = marginals
 
-        def marginals(self, obs: AlibiAdlungObservation) -> np.ndarray:
-            return self._given
-
-    return _Advisor
+    def marginals(self, obs: AlibiAdlungObservation) -> np.ndarray:
+        return self._given
 
 
 class AlibiAdlungAdapter(GameAdapter):
@@ -396,10 +384,7 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
             for z in range(len(game.locations)):
                 if z not in (me, n + 1, n + 2):
                     m[cards, z] = expect[f][z] / len(cards)
-        advisor = _advisor_class()
-        if advisor is None:
-            return ["best play: no advice (the counting agent, agents.alibi_adlung, is not installed)"]
-        agent = advisor(m)
+        agent = _Advisor(m)
         agent.reset(game, me, 0)
         pos = agent.position(obs)
         uncovered = [s for s in obs.row if s not in {a for a, _ in obs.alibis}]
@@ -464,5 +449,5 @@ def _action_text(game: AlibiAdlungGame, action: Action, tableaux: Sequence[Seque
     return repr(action)
 
 
-#: the adapter ``deduce assist alibi-adlung`` uses (:func:`deduce.assist_game.adapter_for`).
+#: the adapter ``deduce assist alibi-adlung`` uses (:func:`deduce.apps.assist.session.adapter_for`).
 ADAPTER = AlibiAdlungAdapter()

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deduce.apps.tournament.worker import COLUMNS
 from deduce.errors import DeduceError
-from deduce.tournament.worker import COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -5,10 +5,10 @@
 tqdm, matplotlib and ray are imported only when needed (``pip install 'deduce[tournament]'``).
 """
 
-from deduce.tournament.backends import BackendName, default_workers
-from deduce.tournament.results import TournamentResults
-from deduce.tournament.runner import Tournament
-from deduce.tournament.schedule import (
+from deduce.apps.tournament.backends import BackendName, default_workers
+from deduce.apps.tournament.results import TournamentResults
+from deduce.apps.tournament.runner import Tournament
+from deduce.apps.tournament.schedule import (
     AgentSpec,
     Arrangement,
     GameSpec,
@@ -16,8 +16,8 @@ from deduce.tournament.schedule import (
     derive_seed,
     parse_agent,
 )
-from deduce.tournament.stats import wilson
-from deduce.tournament.worker import COLUMNS, TIMING_COLUMNS
+from deduce.apps.tournament.stats import wilson
+from deduce.apps.tournament.worker import COLUMNS, TIMING_COLUMNS
 
 __all__ = [
     "Tournament",

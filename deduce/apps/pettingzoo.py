@@ -2,7 +2,7 @@
 
 Each game ``name`` is an environment ``<name with - as _>_v0``::
 
-    from deduce.wrappers.pettingzoo import clue_v0
+    from deduce.apps.pettingzoo import clue_v0
 
     env = clue_v0.env(num_players=4)          # config fields as for deduce.make
     env.reset(seed=7)                         # the deal of game.new_initial_state(7)
@@ -54,7 +54,7 @@ try:
     from pettingzoo.utils import wrappers as pz_wrappers
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        "deduce.wrappers.pettingzoo needs PettingZoo and Gymnasium: pip install 'deduce[pettingzoo]'"
+        "deduce.apps.pettingzoo needs PettingZoo and Gymnasium: pip install 'deduce[pettingzoo]'"
     ) from exc
 
 from deduce.errors import IllegalAction, NotSupported, UnknownName
@@ -406,7 +406,7 @@ def action_index(game: Game) -> ActionIndex:
         return ActionIndex.from_actions(listing())
     raise NotSupported(
         f"game {game.name!r} has no action enumeration: give its Game class an action_space() "
-        "method or call deduce.wrappers.pettingzoo.register_action_index"
+        "method or call deduce.apps.pettingzoo.register_action_index"
     )
 
 
@@ -634,7 +634,7 @@ def env(game: Game | str, **kwargs: Any) -> AECEnv:
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """One game's environment family, as ``deduce.wrappers.pettingzoo.clue_v0``."""
+    """One game's environment family, as ``deduce.apps.pettingzoo.clue_v0``."""
 
     game: str
 
@@ -656,7 +656,7 @@ _VERSIONED = re.compile(r"^[a-z][a-z0-9_]*_v\d+$")
 
 
 def __getattr__(name: str) -> EnvSpec:
-    """``from deduce.wrappers.pettingzoo import mafia_code_v0`` for every registered game."""
+    """``from deduce.apps.pettingzoo import mafia_code_v0`` for every registered game."""
     if _VERSIONED.match(name):
         for g in game_names():
             if env_name(g) == name:

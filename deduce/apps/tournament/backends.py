@@ -1,7 +1,7 @@
 """Where games run: this process, a pool of local processes, or a Ray cluster.
 
-Every backend plays the same :class:`~deduce.tournament.schedule.GameSpec` list with the same
-:class:`~deduce.tournament.worker.Setup` and yields each game's rows as it finishes (in any
+Every backend plays the same :class:`~deduce.apps.tournament.schedule.GameSpec` list with the same
+:class:`~deduce.apps.tournament.worker.Setup` and yields each game's rows as it finishes (in any
 order); since a game depends on its spec alone, all backends produce the same table.
 """
 
@@ -15,9 +15,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from enum import StrEnum
 from typing import Any
 
+from deduce.apps.tournament.schedule import GameSpec
+from deduce.apps.tournament.worker import Setup, play_scheduled
 from deduce.errors import DeduceError
-from deduce.tournament.schedule import GameSpec
-from deduce.tournament.worker import Setup, play_scheduled
 
 __all__ = ["BackendName", "run_games", "default_workers", "resolve_backend"]
 

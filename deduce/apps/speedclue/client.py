@@ -15,7 +15,6 @@ is never late. Answers the protocol forbids are replaced by the closest allowed 
 
 from __future__ import annotations
 
-import importlib
 import socket
 import threading
 import time
@@ -25,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from deduce.games.base import Action
-from deduce.speedclue.mirror import Mirror, Request
-from deduce.speedclue.protocol import (
+import agents
+from deduce.apps.speedclue.mirror import Mirror, Request
+from deduce.apps.speedclue.protocol import (
     TIME_LIMIT,
     AccusationNotice,
     AccuseRequest,
@@ -47,6 +46,7 @@ from deduce.speedclue.protocol import (
     encode,
     parse_message,
 )
+from deduce.games.base import Action
 
 __all__ = ["SpeedClueBot", "run_client", "DEFAULT_BUDGET_SHARE"]
 
@@ -115,7 +115,7 @@ class SpeedClueBot:
         self.budget = DEFAULT_BUDGET_SHARE * time_limit if budget is None else min(budget, time_limit)
         self.seed = seed
         self.next_seed: int | None = None
-        self._registry = importlib.import_module("agents")  # by name: the core never imports agents
+        self._registry = agents
         self._new_agent()  # an unknown agent or bad parameter fails now, not in the first game
         self.fallback_name = fallback_agent if fallback_agent != agent else None
         if self.fallback_name is not None:

@@ -2,7 +2,7 @@
 
 ``Tournament("clue", ["deductive", "notebook", "random"], games=60, seed=1).run()`` plays the
 games (resuming whatever its results directory already holds) and returns
-:class:`~deduce.tournament.results.TournamentResults`.
+:class:`~deduce.apps.tournament.results.TournamentResults`.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deduce.apps.tournament.backends import BackendName, default_workers, resolve_backend, run_games
+from deduce.apps.tournament.results import TournamentResults
+from deduce.apps.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule, labelled
+from deduce.apps.tournament.store import ResultStore, require_pandas, rows_to_frame
+from deduce.apps.tournament.worker import Setup, build_agent
 from deduce.errors import DeduceError
 from deduce.games import game_class, make
 from deduce.play import GameRecord, play_game
-from deduce.tournament.backends import BackendName, default_workers, resolve_backend, run_games
-from deduce.tournament.results import TournamentResults
-from deduce.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule, labelled
-from deduce.tournament.store import ResultStore, require_pandas, rows_to_frame
-from deduce.tournament.worker import Setup, build_agent
 
 __all__ = ["Tournament", "AgentLike"]
 

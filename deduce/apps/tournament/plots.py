@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from deduce.apps.tournament.results import TournamentResults
 from deduce.errors import DeduceError
-from deduce.tournament.results import TournamentResults
 
 __all__ = ["write_plots"]
 

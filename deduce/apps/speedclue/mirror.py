@@ -15,19 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from deduce.games.base import Action, Event
-from deduce.games.clue import (
-    Accusation,
-    Accuse,
-    ClueGame,
-    ClueObservation,
-    Dealt,
-    EndTurn,
-    Show,
-    Suggest,
-    Suggestion,
-)
-from deduce.speedclue.protocol import (
+from deduce.apps.speedclue.protocol import (
     AccusationNotice,
     AccuseReply,
     AccuseRequest,
@@ -41,6 +29,18 @@ from deduce.speedclue.protocol import (
     SuggestReply,
     SuggestRequest,
     speedclue_config,
+)
+from deduce.games.base import Action, Event
+from deduce.games.clue import (
+    Accusation,
+    Accuse,
+    ClueGame,
+    ClueObservation,
+    Dealt,
+    EndTurn,
+    Show,
+    Suggest,
+    Suggestion,
 )
 
 __all__ = ["Mirror", "Request"]

@@ -16,7 +16,6 @@ Agents and solvers are resolved by name at run time: the core imports neither pa
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -147,8 +146,7 @@ def audit(
     every agent registered for the game) in rotation. Backend agreement is checked every
     ``check_every`` actions (it is the expensive check); the rest after every action.
     """
-    agents_pkg = importlib.import_module("agents")
-    solvers_pkg = importlib.import_module("solvers")
+    agents_pkg, solvers_pkg = agents, solvers
     cls = game_class(game_name)
     names = list(agents or _agents_that_play(game_name, agents_pkg, config))
     backends = []

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from deduce.assist import match_name
-from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.text import match_name
 from deduce.errors import DeduceError
 from deduce.games.base import Dealt, Game, Observation
 from deduce.games.crime_hotel import (
@@ -247,5 +247,5 @@ def _cards(game: CrimeHotelGame, tokens: Sequence[str]) -> list[str]:
     return [match_name(t, [c.name for c in game.deck], "card") for t in tokens]
 
 
-#: the adapter ``deduce assist crime-hotel`` uses (:func:`deduce.assist_game.adapter_for`).
+#: the adapter ``deduce assist crime-hotel`` uses (:func:`deduce.apps.assist.session.adapter_for`).
 ADAPTER = CrimeHotelAdapter()

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from deduce.assist import match_name, read_names
-from deduce.assist_game import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError, NotSupported
 from deduce.games.base import Game, Observation
 from deduce.games.checkpoint_charlie import (
@@ -213,5 +213,5 @@ ears b/h, eyes b/g, fur g/o, clothes s/c, hands n/e, e.g. 'hgocn'):
         return lines
 
 
-#: the adapter ``deduce assist checkpoint-charlie`` uses (:func:`deduce.assist_game.adapter_for`).
+#: the adapter ``deduce assist checkpoint-charlie`` uses (:func:`deduce.apps.assist.session.adapter_for`).
 ADAPTER = CheckpointCharlieAdapter()

@@ -1,23 +1,23 @@
 """Playing one scheduled game inside any worker, from plain data.
 
 A worker (this process, a pool process or a Ray task) receives a :class:`Setup` and a
-:class:`~deduce.tournament.schedule.GameSpec`, rebuilds the game and the agents by name, plays,
-and returns one tidy row per seat. Agents and solvers are resolved with importlib at run time:
-the ``deduce`` core never imports ``agents`` or ``solvers``.
+:class:`~deduce.apps.tournament.schedule.GameSpec`, rebuilds the game and the agents by name, plays,
+and returns one tidy row per seat. Agents are looked up by name in
+the ``agents`` registry.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import time
 from dataclasses import dataclass
 from typing import Any
 
+import agents
+from deduce.apps.tournament.schedule import AgentSpec, GameSpec
 from deduce.errors import DeduceError, UnknownName
 from deduce.games import Game, make
 from deduce.play import GameRecord, play_game
-from deduce.tournament.schedule import AgentSpec, GameSpec
 
 __all__ = ["Setup", "play_scheduled", "record_rows", "build_agent", "COLUMNS", "TIMING_COLUMNS"]
 
@@ -71,9 +71,8 @@ def _game(name: str, config: tuple[tuple[str, Any], ...]) -> Game:
 
 def build_agent(spec: AgentSpec, game: str, in_worker: bool = False) -> Any:
     """A fresh agent from its spec (fresh per game, so results never depend on game order)."""
-    registry = importlib.import_module("agents")
     try:
-        return registry.get(spec.name, game=game, **spec.kwargs)
+        return agents.get(spec.name, game=game, **spec.kwargs)
     except UnknownName as exc:
         if not in_worker:
             raise

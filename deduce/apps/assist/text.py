@@ -6,9 +6,8 @@ with a message naming the input. :func:`render_grid` draws the notebook (card x 
 certain, impossible or the probability), and :func:`heuristic_recommendation` estimates the
 Clue suggestion worth asking when no exact scorer is installed.
 
-The session itself is :class:`deduce.assist_game.GameAssistant`, with one adapter per game
-(Clue's in :mod:`deduce.assist_clue`); ``ClueAssistant`` and ``HELP`` are still importable
-from here under their old names.
+The session itself is :class:`deduce.apps.assist.session.GameAssistant`, with one adapter per game
+(Clue's in :mod:`deduce.apps.assist.clue`).
 """
 
 from __future__ import annotations
@@ -35,16 +34,6 @@ __all__ = [
     "read_names",
     "render_grid",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """The Clue session's old names, now in :mod:`deduce.assist_clue` (imported on first use:
-    that module builds on this one)."""
-    if name in ("ClueAssistant", "HELP"):
-        from deduce import assist_clue
-
-        return getattr(assist_clue, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- names ------------------------------------------------------------------------------------

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from deduce.apps.tournament import stats
+from deduce.apps.tournament.ratings import rate
+from deduce.apps.tournament.store import ResultStore, require_pandas
 from deduce.errors import DeduceError
-from deduce.tournament import stats
-from deduce.tournament.ratings import rate
-from deduce.tournament.store import ResultStore, require_pandas
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -21,7 +21,7 @@ __all__ = ["TournamentResults"]
 
 @dataclass(eq=False)
 class TournamentResults:
-    """``games`` holds one row per (game, seat) (see ``deduce.tournament.COLUMNS``);
+    """``games`` holds one row per (game, seat) (see ``deduce.apps.tournament.COLUMNS``);
     ``config`` the tournament's configuration; ``path`` its results directory, if any;
     ``played`` how many games this run played (the others were already on disk)."""
 
@@ -49,7 +49,7 @@ class TournamentResults:
         return rate(self.games)
 
     def ratings(self) -> pd.DataFrame:
-        """openskill Plackett–Luce ratings, best first (see :func:`deduce.tournament.ratings.rate`)."""
+        """openskill Plackett–Luce ratings, best first (see :func:`deduce.apps.tournament.ratings.rate`)."""
         return self._ratings.copy()
 
     def summary(self) -> pd.DataFrame:
