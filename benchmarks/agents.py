@@ -42,7 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import agents
-from deduce.games.clue import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
+from deduce.games.clue.rules import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
 from deduce.play import seeds_for
 from deduce.apps.tournament.stats import wilson
 from solvers.infogain import entropy_bits, joint_sets

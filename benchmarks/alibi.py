@@ -15,7 +15,7 @@ import numpy as np
 
 import agents
 import solvers
-from deduce.games.alibi import Accuse, AlibiGame, AlibiState
+from deduce.games.alibi.rules import Accuse, AlibiGame, AlibiState
 from deduce.play import play_game
 from deduce.apps.tournament.stats import wilson
 from solvers.epoch_sample import EpochSampler, EpochSolver

@@ -11,7 +11,7 @@ observation and the exact marginals query the counting agent makes.
 ``--timing-games`` (default 3).
 
 The exact posterior (``exact_time``: the time-indexed knowledge of
-:mod:`deduce.games.alibi_adlung_history` counted by ``solvers.alibi_adlung``) against the
+:mod:`deduce.games.alibi_adlung.history` counted by ``solvers.alibi_adlung``) against the
 static relaxation: ``--bias-games`` games (default 5) of ``counting`` agents in every seat; at
 every decision of theirs both models' card marginals for the acting player are compared (the
 largest error of P(card in an opponent's hand / in the deck), the largest error of an
@@ -19,7 +19,7 @@ opponent's expected number of cards of one type, the total-variation distance of
 hand and of the deck as type compositions), and the agent's choice is made under both
 (same random state) to count changed decisions. Two relaxed models: ``static`` (the agent's
 model before exact_time) and ``static+cohorts`` (plus the reshuffle facts of
-:func:`~deduce.games.alibi_adlung_history.cohort_facts`, now the static default). The score
+:func:`~deduce.games.alibi_adlung.history.cohort_facts`, now the static default). The score
 tables put ``counting`` (exact posterior, the default) and ``counting-static`` (the agent
 before) against ``random``, and a head-to-head table seats ``counting`` in one rotating seat
 against ``counting-static`` (``--h2h-games``, default ``--games``). The ``assist`` section checks
@@ -46,7 +46,7 @@ import deduce
 import solvers
 from benchmarks._timing import TimingRow, timing_row
 from deduce.errors import NotSupported, TooLarge
-from deduce.games.alibi_adlung import AlibiAdlungGame
+from deduce.games.alibi_adlung.rules import AlibiAdlungGame
 from deduce.play import play_game
 from deduce.apps.tournament.stats import wilson
 
@@ -167,7 +167,7 @@ RELAXED = {"static": False, "static+cohorts": True}
 def bias(players: int, games: int, seed: int) -> list[BiasRow]:
     """Each relaxed model's marginals vs the exact posterior at every decision of counting
     agents on the ``static`` model (every seat: the agent before ``exact_time``)."""
-    from deduce.games.alibi_adlung_history import timeline
+    from deduce.games.alibi_adlung.history import timeline
     from solvers.alibi_adlung import AdlungCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
@@ -235,7 +235,7 @@ def bias(players: int, games: int, seed: int) -> list[BiasRow]:
 def chain_check(players: int, steps: int, seed: int, limit: int = 200_000) -> tuple[int, float, float, str]:
     """After ``steps`` random moves: (epochs, counter ms, chain ms, "equal" / "DIFFERENT" / the
     error chain raised) for seat 0's time-indexed knowledge on the full deck."""
-    from deduce.games.alibi_adlung_history import timeline
+    from deduce.games.alibi_adlung.history import timeline
     from solvers.alibi_adlung import AdlungCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
@@ -264,7 +264,7 @@ def chain_check(players: int, steps: int, seed: int, limit: int = 200_000) -> tu
 def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step of
     ``games`` random games, and the counting agent's decisions when it plays every seat."""
-    from deduce.games.alibi_adlung_history import timeline
+    from deduce.games.alibi_adlung.history import timeline
     from solvers.alibi_adlung import AdlungCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
@@ -319,8 +319,8 @@ def assist_exactness(players: int, games: int, seed: int, every: int = 10) -> di
     per phase ("before reshuffle" / "after"), how many views it counted exactly, of how many,
     and the seconds each answer took."""
     from deduce.apps.assist.alibi_adlung import Uncounted, face_posterior
-    from deduce.games.alibi_adlung import Reshuffled
-    from deduce.games.alibi_adlung_log import export, parse
+    from deduce.games.alibi_adlung.rules import Reshuffled
+    from deduce.games.alibi_adlung.log import export, parse
 
     game = deduce.make("alibi-adlung", num_players=players)
     out: dict[str, tuple[int, int, list[float]]] = {}

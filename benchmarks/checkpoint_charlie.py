@@ -26,7 +26,7 @@ import numpy as np
 
 import agents
 from agents.checkpoint_charlie import posterior
-from deduce.games.checkpoint_charlie import CheckpointCharlieGame, CheckpointCharlieState
+from deduce.games.checkpoint_charlie.rules import CheckpointCharlieGame, CheckpointCharlieState
 from deduce.play import play_game
 from solvers.checkpoint import CheckpointSolver
 

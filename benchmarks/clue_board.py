@@ -20,7 +20,7 @@ from typing import Any
 
 import agents
 from agents.clue_board import AGENTS as BOARD_AGENTS
-from deduce.games.clue import ClueGame
+from deduce.games.clue.rules import ClueGame
 from deduce.play import play_game, seeds_for
 from deduce.apps.tournament.stats import wilson
 

@@ -24,7 +24,7 @@ import time
 from dataclasses import asdict, dataclass
 
 import agents
-from deduce.games.crime_hotel import CrimeHotelGame
+from deduce.games.crime_hotel.rules import CrimeHotelGame
 from deduce.play import seeds_for
 from deduce.apps.tournament.stats import wilson
 from solvers.crime_hotel import ChainSolver

@@ -37,7 +37,7 @@ import agents
 from agents.base import Agent
 from agents.clue_search import AGENTS as SEARCH_AGENTS
 from benchmarks.agents import lineups, pair_lineups
-from deduce.games.clue import Accusation, ClueGame
+from deduce.games.clue.rules import Accusation, ClueGame
 from deduce.play import seeds_for
 from deduce.apps.tournament.stats import wilson
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from deduce.errors import NotSupported
-from deduce.games.clue import Accuse, ClueGame, EndTurn, Show, Suggest
+from deduce.games.clue.rules import Accuse, ClueGame, EndTurn, Show, Suggest
 from deduce.knowledge import KnowledgeBase
 from solvers import get
 from solvers.base import Solver

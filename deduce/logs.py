@@ -1,6 +1,6 @@
 """Game logs: load a log (a file, a JSON string, or a dict) into a game, a view and a knowledge base.
 
-Each game's log format lives in ``deduce.games.<game>_log`` with ``parse(data)`` and
+Each game's log format is the ``log`` of its :class:`~deduce.games.base.GameInfo`, with ``parse(data)`` and
 ``export(game, observation)``. Parsing is bounded (file size, event count) so hostile input
 fails fast with a :class:`~deduce.errors.LogError` naming the offending event.
 """
@@ -8,8 +8,6 @@ fails fast with a :class:`~deduce.errors.LogError` naming the offending event.
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import importlib.util
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -18,9 +16,9 @@ from typing import Any
 
 from deduce.cards import normalise_name
 from deduce.errors import Contradiction, DeduceError, LogError
-from deduce.games.base import Game, Observation
-from deduce.games.registry import game_names
-from deduce.knowledge import KnowledgeBase
+from deduce.games.base import Game, LogFormat, Observation
+from deduce.games.registry import game_info, game_names
+from deduce.knowledge import Checker, KnowledgeBase
 
 __all__ = ["read_log", "load_log", "view_knowledge", "export_log", "LogReader", "event_text", "MAX_LOG_BYTES", "MAX_EVENTS"]
 
@@ -30,11 +28,11 @@ MAX_EVENTS = 100_000
 LogSource = str | os.PathLike | Mapping[str, Any]
 
 
-def _codec(name: str):
-    module = f"deduce.games.{name.replace('-', '_')}_log"
-    if importlib.util.find_spec(module) is None:
+def _codec(name: str) -> LogFormat:
+    log = game_info(name).log
+    if log is None:
         raise LogError(f"log header: game {name!r} has no log format")
-    return importlib.import_module(module)
+    return log
 
 
 def _decode(source: LogSource) -> Mapping[str, Any]:
@@ -89,19 +87,16 @@ def read_log(source: LogSource) -> tuple[Game, Observation]:
         raise LogError(f"log: {exc}") from None
 
 
-def load_log(source: LogSource, check: Any = "cpsat") -> KnowledgeBase:
+def load_log(source: LogSource, check: Checker | None = None) -> KnowledgeBase:
     """The knowledge base of the logging player's view, every event checked for contradictions.
 
-    ``check`` is a solver (or its name) used to prove each event consistent with the ones
-    before it; ``False`` skips full checks (cheap propagation still runs).
+    ``check`` is a solver (``solvers.get("cpsat")``, say) that proves each event consistent with
+    the ones before it; without one only the core's cheap propagation runs.
     """
     data = _decode(source)
     game, obs = read_log(data)
     raw_events = data.get("events", [])
-    if isinstance(check, str):
-        solvers = importlib.import_module("solvers")  # resolved by name: the core imports no solver
-        check = solvers.get(check)
-    if not hasattr(game, "event_constraints"):  # a time-indexed game: check growing prefixes
+    if not game_info(game.name).incremental:  # knowledge from the whole history: check growing prefixes
         return _checked_prefixes(game, obs, raw_events, check)
     kb = game.knowledge(_without_events(obs), check=False)
     start = len(obs.events) - len(_covered(game, obs))
@@ -122,7 +117,7 @@ def view_knowledge(game: Game, obs: Observation) -> KnowledgeBase:
     from (``"event i"``, numbered as in the log), so a contradiction can name its events.
     Nothing is checked: a contradictory log still gives its (unsatisfiable) knowledge base."""
     start = len(obs.events) - len(_covered(game, obs))
-    if not hasattr(game, "event_constraints"):  # a time-indexed game builds its epochs itself
+    if not game_info(game.name).incremental:  # knowledge from the whole history, built in one go
         kb = game.knowledge(obs, check=False)
         if any(s and s.startswith("event ") for s in kb.sources) or not obs.events:
             return _renumbered(kb, start)
@@ -154,11 +149,7 @@ def _checked_prefixes(game: Game, obs: Observation, raw_events: list, check: Any
 
 def _covered(game: Game, obs: Observation) -> tuple:
     """The events a game's knowledge base covers: all, or the latest round's or game's."""
-    for name in ("round_events", "current_game_events"):
-        latest = getattr(game, name, None)
-        if latest is not None:
-            return tuple(latest(obs.events))
-    return tuple(obs.events)
+    return game.covered_events(obs.events)
 
 
 def _attributed(game: Game, obs: Observation, kb: KnowledgeBase) -> KnowledgeBase:

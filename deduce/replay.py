@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import importlib
 import json
+import sys
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -52,7 +52,7 @@ def encode_action(action: Action) -> dict[str, Any]:
 
 def decode_action(game: Game, data: Mapping[str, Any]) -> Action:
     """The action of ``game``'s module named by ``data["type"]``, fields restored."""
-    module = importlib.import_module(type(game).__module__)
+    module = sys.modules[type(game).__module__]  # loaded: the game was built from it
     cls = getattr(module, str(data.get("type")), None)
     if not (isinstance(cls, type) and issubclass(cls, Action)):
         raise LogError(f"unknown action type {data.get('type')!r} for {game.name}")

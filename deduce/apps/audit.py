@@ -11,7 +11,7 @@ Checks (each failure carries a reproducer: game seed, number of actions, player)
 * ``determinism``: replaying the game's actions from its seed reproduces the same events, and
   rerunning the agents from their seeds reproduces the same actions.
 
-Agents and solvers are resolved by name at run time: the core imports neither package.
+Agents and solvers are looked up by name in their registries.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+import agents as agent_registry
+import solvers as solver_registry
 from deduce.constraints import At, NotAt
 from deduce.errors import NotSupported, TooLarge
 from deduce.games.base import Action, Game
@@ -146,13 +148,12 @@ def audit(
     every agent registered for the game) in rotation. Backend agreement is checked every
     ``check_every`` actions (it is the expensive check); the rest after every action.
     """
-    agents_pkg, solvers_pkg = agents, solvers
     cls = game_class(game_name)
-    names = list(agents or _agents_that_play(game_name, agents_pkg, config))
+    names = list(agents or _agents_that_play(game_name, config))
     backends = []
     for s in solvers:
         try:
-            backends.append(solvers_pkg.get(s))
+            backends.append(solver_registry.get(s))
         except Exception:
             continue
     report = AuditReport(game=game_name)
@@ -163,31 +164,31 @@ def audit(
         n = counts[g % len(counts)]
         game = make(game_name, num_players=n, **(config or {}))
         seated = [names[(g + i) % len(names)] for i in range(n)]
-        actions, events = _play(game, seated, game_seed, agents_pkg, max_actions, report, backends, check_every)
+        actions, events = _play(game, seated, game_seed, max_actions, report, backends, check_every)
         report.games += 1
         report.actions += len(actions)
         report.events += len(events)
-        _check_determinism(game, seated, game_seed, actions, events, agents_pkg, report)
+        _check_determinism(game, seated, game_seed, actions, events, report)
     return report
 
 
-def _agents_that_play(game_name: str, agents_pkg: Any, config: dict[str, Any] | None) -> list[str]:
+def _agents_that_play(game_name: str, config: dict[str, Any] | None) -> list[str]:
     """Every agent registered for the game that accepts this configuration (a board agent
     refuses the board-less game in ``reset``)."""
     cls = game_class(game_name)
     game = make(game_name, num_players=cls.min_players, **(config or {}))
     names = []
-    for name in agents_pkg.available(game_name):
+    for name in agent_registry.available(game_name):
         try:
-            agents_pkg.get(name, game=game_name).reset(game, 0, 0)
+            agent_registry.get(name, game=game_name).reset(game, 0, 0)
         except Exception:
             continue
         names.append(name)
     return names
 
 
-def _new_agents(game: Game, seated: Sequence[str], agents_pkg: Any, agent_seeds: Sequence[int]) -> list[Any]:
-    built = [agents_pkg.get(name, game=game.name) for name in seated]
+def _new_agents(game: Game, seated: Sequence[str], agent_seeds: Sequence[int]) -> list[Any]:
+    built = [agent_registry.get(name, game=game.name) for name in seated]
     for i, agent in enumerate(built):
         agent.reset(game, i, agent_seeds[i])
     return built
@@ -197,7 +198,6 @@ def _play(
     game: Game,
     seated: Sequence[str],
     game_seed: int,
-    agents_pkg: Any,
     max_actions: int,
     report: AuditReport,
     backends: Sequence[Any],
@@ -206,7 +206,7 @@ def _play(
     n = game.num_players
     deal_seed, *agent_seeds = seeds_for(game_seed, n + 1)
     state = game.new_initial_state(deal_seed)
-    players = _new_agents(game, seated, agents_pkg, agent_seeds)
+    players = _new_agents(game, seated, agent_seeds)
     rng = np.random.default_rng(game_seed)
     actions: list[Action] = []
     step = 0
@@ -274,7 +274,6 @@ def _check_determinism(
     game_seed: int,
     actions: Sequence[Action],
     events: tuple[Any, ...],
-    agents_pkg: Any,
     report: AuditReport,
 ) -> None:
     n = game.num_players
@@ -286,7 +285,7 @@ def _check_determinism(
         _fail(report, "determinism", game, game_seed, len(actions), None, "replaying the actions gave other events")
         return
     again = game.new_initial_state(deal_seed)
-    players = _new_agents(game, seated, agents_pkg, agent_seeds)
+    players = _new_agents(game, seated, agent_seeds)
     for i, expected in enumerate(actions):
         if again.is_terminal():
             break

@@ -289,7 +289,7 @@ def register_action_index(game: str, builder: IndexBuilder) -> None:
 
 
 def _clue(game: Any) -> ActionIndex:
-    from deduce.games import clue
+    from deduce.games.clue import rules as clue
 
     s, w, r = (Choice(cat) for cat in game.categories)
     triple = Seq([s, w, r])
@@ -303,7 +303,7 @@ def _clue(game: Any) -> ActionIndex:
 
 
 def _mafia_code(game: Any) -> ActionIndex:
-    from deduce.games import mafia_code
+    from deduce.games.mafia_code import rules as mafia_code
 
     return ActionIndex([
         Block(mafia_code.Guess, [Choice(range(game.num_players)), Choice(range(game.config.num_cards))]),
@@ -312,7 +312,7 @@ def _mafia_code(game: Any) -> ActionIndex:
 
 
 def _checkpoint_charlie(game: Any) -> ActionIndex:
-    from deduce.games import checkpoint_charlie as cc
+    from deduce.games.checkpoint_charlie import rules as cc
 
     return ActionIndex([
         Block(cc.ChooseSide, [Choice((0, 1))]),
@@ -322,7 +322,7 @@ def _checkpoint_charlie(game: Any) -> ActionIndex:
 
 
 def _alibi(game: Any) -> ActionIndex:
-    from deduce.games import alibi
+    from deduce.games.alibi import rules as alibi
 
     # A player melds only complete sets from its hand, and a hand never outgrows its deal
     # (passing gives and takes the same number of cards; melding only removes): a meld holds
@@ -348,7 +348,7 @@ def _alibi(game: Any) -> ActionIndex:
 
 
 def _alibi_adlung(game: Any) -> ActionIndex:
-    from deduce.games import alibi_adlung as aa
+    from deduce.games.alibi_adlung import rules as aa
 
     card = Choice(range(len(game.deck)))
     suspect = Choice(range(len(game.suspects)))
@@ -366,7 +366,7 @@ def _alibi_adlung(game: Any) -> ActionIndex:
 
 
 def _crime_hotel(game: Any) -> ActionIndex:
-    from deduce.games import crime_hotel as ch
+    from deduce.games.crime_hotel import rules as ch
 
     cfg = game.config
     card = Choice(range(len(game.deck)))

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
-import importlib.util
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -24,6 +22,7 @@ from deduce.cards import normalise_name
 from deduce.cli.assist import on_terminal, read_line
 from deduce.errors import DeduceError, IllegalAction
 from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.registry import game_info
 
 __all__ = ["register", "run", "HumanGame", "describe"]
 
@@ -95,12 +94,12 @@ def _describe(value: Any, game: Game, names: Sequence[str], field: str) -> str:
 
 
 class _Words:
-    """The per-game text module if there is one (Clue), else :func:`describe`."""
+    """The game's wording module if its record declares one (Clue), else :func:`describe`."""
 
     def __init__(self, game: Game, seat: int, names: Sequence[str]) -> None:
         self.game, self.seat, self.names = game, seat, names
-        module = getattr(game, "text_module", None) or f"deduce.games.{game.name.replace('-', '_')}_text"
-        self.text = importlib.import_module(module) if importlib.util.find_spec(module) else None
+        wording = game_info(game.name).wording
+        self.text: Any = wording(game) if wording is not None else None
 
     def event(self, event: Event) -> str:
         if self.text is not None and hasattr(self.text, "event_text"):

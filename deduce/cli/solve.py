@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import sys
 from fractions import Fraction
@@ -12,6 +10,7 @@ from typing import Any
 
 from deduce.apps.assist.text import cell_text
 from deduce.errors import NotSupported
+from deduce.games.registry import game_info
 from deduce.logs import load_log, read_log
 
 __all__ = ["register", "notebook_json", "render_notebook", "explain_card"]
@@ -92,10 +91,8 @@ def explain_card(source: Any, kb: Any, card: str, solver: Any) -> str:
 
     name = match_name(card, [c.name for c in kb.deck], "card")
     game, obs = read_log(source)
-    phrase = None
-    text_module = f"deduce.games.{game.name.replace('-', '_')}_text"
-    if importlib.util.find_spec(text_module) is not None:
-        phrase = importlib.import_module(text_module).phraser(game, obs.events)
+    wording = game_info(game.name).wording
+    phrase = wording(game).phraser(game, obs.events) if wording is not None else None
     return why(kb, kb.deck.card(name).id, _Explainer(solver), phrase)
 
 

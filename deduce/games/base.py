@@ -10,16 +10,17 @@ event's :meth:`Event.view` returns what one player sees of it (or ``None``).
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
-from deduce.errors import IllegalAction
+from deduce.constraints import Constraint
+from deduce.errors import IllegalAction, NotSupported
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["Action", "Event", "Dealt", "Observation", "Game", "State", "PUBLIC"]
+__all__ = ["Action", "Event", "Dealt", "Observation", "Game", "State", "GameInfo", "LogFormat", "Wording", "PUBLIC"]
 
 PUBLIC: frozenset[int] | None = None
 
@@ -110,6 +111,16 @@ class Game(abc.ABC, Generic[ConfigT]):
     def knowledge(self, observation: Observation, check: Any = False) -> KnowledgeBase:
         """The knowledge base of what the observing player has seen (constraints, no solving)."""
 
+    def event_constraints(self, kb: KnowledgeBase, event: Event) -> list[Constraint]:
+        """The constraints one viewed event adds to ``kb``: only for games whose record declares
+        ``incremental`` knowledge (the others build theirs from the whole history)."""
+        raise NotSupported(f"{self.name}: knowledge is built from the whole history, not event by event")
+
+    def covered_events(self, events: Sequence[Event]) -> tuple[Event, ...]:
+        """The events :meth:`knowledge` is built from: all of them, unless a game's knowledge
+        restarts (a new round, a new game of a match) and covers only the latest part."""
+        return tuple(events)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config!r})"
 
@@ -199,3 +210,45 @@ class State(abc.ABC):
             if v is not None:
                 out.append(v)
         return tuple(out)
+
+
+class LogFormat(Protocol):
+    """A game's player-view log: JSON a person can write at the table (``deduce solve`` reads it)."""
+
+    def parse(self, data: Mapping[str, Any]) -> tuple[Game, Observation]:
+        """The game a log describes and the logging player's observation."""
+
+    def export(self, game: Any, observation: Any) -> dict[str, Any]:
+        """A player's view as a log that :meth:`parse` reads back."""
+
+
+class Wording(Protocol):
+    """A game's words for people: events, actions and constraints as the rule book says them."""
+
+    def event_text(self, game: Any, event: Any, you: int | None = None) -> str:
+        """One viewed event (``you``: the reader's seat, said as "you")."""
+
+    def action_text(self, game: Any, action: Any) -> str:
+        """One legal action, as a person would type it."""
+
+    def phraser(self, game: Any, events: Sequence[Event]) -> Callable[..., str | None]:
+        """Words for the constraints of a knowledge base built from ``events``."""
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What one game provides, declared once in its folder's ``__init__`` and read by the
+    registry (OpenSpiel's GameType/GameInfo): nothing finds a capability by a module name.
+
+    ``incremental``: knowledge grows one event at a time through
+    :meth:`Game.event_constraints` (otherwise a game rebuilds it from the whole history, as games
+    whose cards move do). ``wording`` gives the wording module for a configured game (``None``:
+    generic wording). ``actions`` numbers the game's actions for learning frameworks.
+    """
+
+    name: str
+    game: type[Game]
+    log: LogFormat | None = None
+    wording: Callable[[Game], Wording] | None = None
+    incremental: bool = False
+    actions: Any = None

@@ -1,53 +1,68 @@
 """Games by name: ``deduce.make("clue", num_players=4)``.
 
-A built-in game ``name`` lives in the module ``deduce.games.<name with - as _>``, which defines
-``GAME`` (its Game class); modules load on first use. ``register`` adds games from elsewhere.
+Each built-in game is a folder ``deduce/games/<game>/`` whose ``INFO`` (a
+:class:`~deduce.games.base.GameInfo`) declares what it provides; :data:`BUILTIN_GAMES` lists them
+in order, and a game's folder is imported on first use. ``register`` adds games from elsewhere.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-import importlib.util
 from typing import Any
 
 from deduce.errors import UnknownName
-from deduce.games.base import Game
+from deduce.games.base import Game, GameInfo
 
-__all__ = ["make", "register", "game_names", "game_class", "BUILTIN_GAMES"]
+__all__ = ["make", "register", "game_names", "game_class", "game_info", "BUILTIN_GAMES"]
 
-BUILTIN_GAMES = ("clue", "alibi", "alibi-adlung", "mafia-code", "checkpoint-charlie", "crime-hotel")
+#: the built-in games, by the name a person types, with where each declares its ``INFO``
+BUILTIN_GAMES: dict[str, str] = {
+    "clue": "deduce.games.clue:INFO",
+    "alibi": "deduce.games.alibi:INFO",
+    "alibi-adlung": "deduce.games.alibi_adlung:INFO",
+    "mafia-code": "deduce.games.mafia_code:INFO",
+    "checkpoint-charlie": "deduce.games.checkpoint_charlie:INFO",
+    "crime-hotel": "deduce.games.crime_hotel:INFO",
+}
 
-_GAMES: dict[str, str | type[Game]] = {}
+_REGISTERED: dict[str, str | GameInfo] = {}
+_LOADED: dict[str, GameInfo] = {}
 
 
-def _module_name(name: str) -> str:
-    return "deduce.games." + name.replace("-", "_")
-
-
-def register(name: str, game: str | type[Game]) -> None:
-    """Make a game class (or ``"module:Class"``) available as ``deduce.make(name)``."""
-    _GAMES[name] = game
+def register(name: str, game: str | type[Game] | GameInfo) -> None:
+    """Make a game available as ``deduce.make(name)``: its :class:`GameInfo`, a ``"module:attr"``
+    naming one, or a bare Game class (a game with no log format, wording or action numbering)."""
+    if isinstance(game, type):
+        game = GameInfo(name=name, game=game)
+    _REGISTERED[name] = game
+    _LOADED.pop(name, None)
 
 
 def game_names() -> tuple[str, ...]:
-    """Registered games: the built-in ones whose module is present, then any registered."""
-    present = tuple(n for n in BUILTIN_GAMES if importlib.util.find_spec(_module_name(n)) is not None)
-    return present + tuple(n for n in _GAMES if n not in present)
+    """Registered games: the built-in ones, then any registered."""
+    return tuple(BUILTIN_GAMES) + tuple(n for n in _REGISTERED if n not in BUILTIN_GAMES)
+
+
+def game_info(name: str) -> GameInfo:
+    """What the game registered as ``name`` provides (its folder is imported on first use)."""
+    info = _LOADED.get(name) if isinstance(name, str) else None
+    if info is not None:
+        return info
+    entry = (_REGISTERED.get(name) or BUILTIN_GAMES.get(name)) if isinstance(name, str) else None
+    if entry is None:
+        raise UnknownName(f"unknown game {name!r}; known games: {', '.join(game_names())}")
+    if isinstance(entry, str):
+        module, _, attr = entry.partition(":")
+        loaded = getattr(importlib.import_module(module), attr)
+        entry = loaded if isinstance(loaded, GameInfo) else GameInfo(name=name, game=loaded)
+    _LOADED[name] = entry
+    return entry
 
 
 def game_class(name: str) -> type[Game]:
-    """The Game class registered as ``name`` (its module is imported on first use)."""
-    entry = _GAMES.get(name) if isinstance(name, str) else None
-    if entry is None:
-        if name not in game_names():
-            raise UnknownName(f"unknown game {name!r}; known games: {', '.join(game_names())}")
-        entry = importlib.import_module(_module_name(name)).GAME
-    elif isinstance(entry, str):
-        module, _, attr = entry.partition(":")
-        entry = getattr(importlib.import_module(module), attr)
-    _GAMES[name] = entry
-    return entry
+    """The Game class registered as ``name``."""
+    return game_info(name).game
 
 
 def make(name: str, **config_fields: Any) -> Game:

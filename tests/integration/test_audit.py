@@ -8,7 +8,7 @@ import deduce
 from deduce import Count
 from deduce.apps.audit import audit
 from deduce.cli import main
-from deduce.games.clue import ClueGame, ClueState
+from deduce.games.clue.rules import ClueGame, ClueState
 
 
 def test_clue_audit_passes_every_check():

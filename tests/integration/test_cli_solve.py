@@ -109,7 +109,7 @@ def test_the_other_games_logs_are_solved_too(capsys, tmp_path, name, seat, steps
 def test_an_alibi_log_that_cannot_be_counted_is_refused_in_one_line(capsys, tmp_path):
     import numpy as np
 
-    from deduce.games.alibi import AlibiGame
+    from deduce.games.alibi.rules import AlibiGame
     from deduce.logs import export_log
 
     game = AlibiGame(num_players=4)

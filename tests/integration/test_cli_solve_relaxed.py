@@ -7,9 +7,9 @@ import json
 import numpy as np
 
 from deduce.cli import main
-from deduce.games.alibi_adlung import AlibiAdlungGame
-from deduce.games.alibi_adlung_log import export
-from deduce.games.clue import ClueGame
+from deduce.games.alibi_adlung.log import export
+from deduce.games.alibi_adlung.rules import AlibiAdlungGame
+from deduce.games.clue.rules import ClueGame
 
 
 def test_only_relaxed_games_say_so():

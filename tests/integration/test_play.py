@@ -122,7 +122,7 @@ def test_clue_intrigue_edition_on_the_board():
 
 
 def test_a_notebook_over_a_relaxed_knowledge_base_is_labelled_approximate():
-    from deduce.games.alibi_adlung import AlibiAdlungGame
+    from deduce.games.alibi_adlung.rules import AlibiAdlungGame
 
     code, out = play(["notebook", "quit"], "alibi-adlung", "--seed", "1", "--agents", "random")
     assert code == 0 and "Traceback" not in out and "internal error" not in out

@@ -12,17 +12,6 @@ import pytest
 
 import agents
 from agents.base import Agent
-from deduce.cli import main
-from deduce.games.clue import (
-    Accusation,
-    Accuse,
-    ClueGame,
-    ClueState,
-    EndTurn,
-    Show,
-    Suggest,
-    Suggestion,
-)
 from deduce.apps.speedclue import (
     CardCodes,
     Mirror,
@@ -50,6 +39,17 @@ from deduce.apps.speedclue.protocol import (
     parse_alive,
 )
 from deduce.apps.tournament import TournamentResults
+from deduce.cli import main
+from deduce.games.clue.rules import (
+    Accusation,
+    Accuse,
+    ClueGame,
+    ClueState,
+    EndTurn,
+    Show,
+    Suggest,
+    Suggestion,
+)
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from deduce.cli import main
 from deduce.apps.tournament import TIMING_COLUMNS, TournamentResults
+from deduce.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

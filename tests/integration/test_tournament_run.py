@@ -7,8 +7,8 @@ import pytest
 
 import agents
 from agents.base import Agent
-from deduce.games.clue import Accuse
 from deduce.apps.tournament import TIMING_COLUMNS, Tournament
+from deduce.games.clue.rules import Accuse
 
 FAST = ["notebook", "random", "random"]
 

@@ -10,7 +10,6 @@ pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 
 import deduce  # noqa: E402
-from deduce.errors import IllegalAction, NotSupported  # noqa: E402
 from deduce.apps.pettingzoo import (  # noqa: E402
     ActionIndex,
     Block,
@@ -20,6 +19,7 @@ from deduce.apps.pettingzoo import (  # noqa: E402
     action_index,
     register_action_index,
 )
+from deduce.errors import IllegalAction, NotSupported  # noqa: E402
 
 
 def test_combos_rank_every_subset_once_in_order():
@@ -86,7 +86,7 @@ def test_every_offered_action_has_an_index(game_name):
 
 
 def test_listed_and_registered_enumerations():
-    from deduce.games import checkpoint_charlie as cc
+    from deduce.games.checkpoint_charlie import rules as cc
 
     listed = ActionIndex.from_actions([cc.Pass(), cc.ChooseSide(0), cc.ChooseSide(1)])
     assert listed.size == 3 and listed.encode(cc.ChooseSide(1)) == 2
@@ -105,7 +105,7 @@ def test_listed_and_registered_enumerations():
 
 
 def test_block_checks_its_fields():
-    from deduce.games import mafia_code as mc
+    from deduce.games.mafia_code import rules as mc
 
     with pytest.raises(ValueError, match="fields"):
         Block(mc.Guess, [Choice(range(3))])

@@ -10,9 +10,9 @@ pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 
 import deduce  # noqa: E402
-from deduce.errors import IllegalAction  # noqa: E402
 from deduce.apps import pettingzoo as pz  # noqa: E402
 from deduce.apps.pettingzoo import clue_v0, mafia_code_v0  # noqa: E402
+from deduce.errors import IllegalAction  # noqa: E402
 
 
 def play(env, seed, rng):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import solvers
 from deduce.errors import IllegalAction
-from deduce.games.alibi_adlung import AlibiAdlungGame, AlibiAdlungState
+from deduce.games.alibi_adlung.rules import AlibiAdlungGame, AlibiAdlungState
 from deduce.knowledge import propagate
 
 #: 10 evidence cards (knife and revolver match nobody: dead cards make voids common) + 3 specials.

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import solvers
 from deduce.errors import TooLarge
-from deduce.games.alibi_adlung import AlibiAdlungGame
-from deduce.games.alibi_adlung_history import timeline, true_history
+from deduce.games.alibi_adlung.history import timeline, true_history
+from deduce.games.alibi_adlung.rules import AlibiAdlungGame
 from solvers.alibi_adlung import AdlungCounter
 from tests.property.test_alibi_adlung_props import SMALL, random_play
 

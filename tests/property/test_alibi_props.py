@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
-from deduce.games.alibi import Accuse, AlibiGame, AlibiState, Ask, Family
+from deduce.games.alibi.rules import Accuse, AlibiGame, AlibiState, Ask, Family
 from deduce.knowledge import propagate
 from solvers.epoch_sample import EpochSolver
 

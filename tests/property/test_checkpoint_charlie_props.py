@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import solvers
 from deduce.games.base import Action
-from deduce.games.checkpoint_charlie import (
+from deduce.games.checkpoint_charlie.rules import (
     NUM_FEATURES,
     CatFlipped,
     CheckpointCharlieGame,

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
-from deduce.games.clue import Accuse, ClueGame, ClueState, Show, Suggestion, ViewExtra
+from deduce.games.clue.rules import Accuse, ClueGame, ClueState, Show, Suggestion, ViewExtra
 
 SMALL = dict(suspects=("S1", "S2", "S3"), weapons=("W1", "W2", "W3"), rooms=("R1", "R2", "R3"))
 

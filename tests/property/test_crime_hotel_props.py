@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import solvers
 from deduce import At, Count, Deck, KnowledgeBase, NotAt
 from deduce.constraints import Transfer
-from deduce.games.crime_hotel import (
+from deduce.games.crime_hotel.rules import (
     Checked,
     CrimeHotelGame,
     CrimeHotelState,

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import solvers
 from deduce import At, AtLeastOne, Count, Deck, KnowledgeBase, NotAll, NotAt
-from deduce.games.clue import Accuse, ClueGame, EndTurn, Show, Suggest
+from deduce.games.clue.rules import Accuse, ClueGame, EndTurn, Show, Suggest
 from solvers.exact import ExactSolver
 
 #: (cards, locations) pairs whose brute enumeration stays quick (≤ 8 cards, ≤ 4 locations)

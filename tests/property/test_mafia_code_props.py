@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import solvers
 from deduce.errors import TooLarge
-from deduce.games.mafia_code import Guess, MafiaCodeGame, MafiaCodeState
+from deduce.games.mafia_code.rules import Guess, MafiaCodeGame, MafiaCodeState
 from deduce.knowledge import propagate
 
 SMALL = {"colours": ("red", "blue", "green"), "letters": ("A", "B", "C")}

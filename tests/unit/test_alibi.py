@@ -8,7 +8,7 @@ import pytest
 import solvers
 from deduce.constraints import CountEver
 from deduce.errors import IllegalAction
-from deduce.games.alibi import (
+from deduce.games.alibi.rules import (
     Accuse,
     AlibiGame,
     AlibiState,

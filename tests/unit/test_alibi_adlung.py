@@ -12,7 +12,7 @@ import deduce
 import solvers
 from deduce.constraints import Count, Op
 from deduce.errors import IllegalAction
-from deduce.games.alibi_adlung import (
+from deduce.games.alibi_adlung.rules import (
     DECK,
     DISCARD,
     EVIDENCE_COUNTS,

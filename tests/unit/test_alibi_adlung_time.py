@@ -11,8 +11,8 @@ import pytest
 import agents
 import solvers
 from deduce.constraints import Count, Op, Transfer
-from deduce.games.alibi_adlung import AlibiAdlungGame, AlibiAdlungState, Exchange, Pass
-from deduce.games.alibi_adlung_history import history, timed_knowledge, timeline, true_history
+from deduce.games.alibi_adlung.history import history, timed_knowledge, timeline, true_history
+from deduce.games.alibi_adlung.rules import AlibiAdlungGame, AlibiAdlungState, Exchange, Pass
 from solvers.alibi_adlung import AdlungCounter
 from tests.property.test_alibi_adlung_props import SMALL
 

@@ -5,9 +5,9 @@ import io
 import pytest
 
 import solvers
-from deduce.apps.assist.text import match_name, read_names
 from deduce.apps.assist.clue import ADAPTER, ClueAdapter, envelope_lines
 from deduce.apps.assist.session import GameAssistant
+from deduce.apps.assist.text import match_name, read_names
 from deduce.cli.assist import read_line
 from deduce.errors import DeduceError, NotSupported, UnknownName
 

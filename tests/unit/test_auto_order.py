@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 import solvers
-from deduce.games.alibi import Asked, Family, Melded
+from deduce.games.alibi.rules import Asked, Family, Melded
 from deduce.logs import export_log, read_log, view_knowledge
 from solvers.auto import _chain_too_wide
 from tests.integration.test_assist_session import played

@@ -11,7 +11,7 @@ import pytest
 
 import deduce
 from deduce.errors import IllegalAction
-from deduce.games.checkpoint_charlie import (
+from deduce.games.checkpoint_charlie.rules import (
     HOUND,
     NUM_CATS,
     Arrest,

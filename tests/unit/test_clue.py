@@ -4,7 +4,7 @@ import pytest
 
 import deduce
 from deduce.errors import IllegalAction
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     Accusation,
     Accuse,
     ClueConfig,

@@ -8,7 +8,7 @@ import pytest
 import agents
 from agents.clue import InfogainAgent, shown_to
 from deduce.constraints import At
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     ENVELOPE,
     Accuse,
     ClueConfig,

@@ -10,7 +10,8 @@ import agents
 from agents.clue_board import AGENTS
 from deduce.apps.audit import audit
 from deduce.errors import IllegalAction
-from deduce.games.clue import (
+from deduce.games.clue.board import CLASSIC_BOARD, Board, render
+from deduce.games.clue.rules import (
     Accuse,
     ClueConfig,
     ClueGame,
@@ -23,7 +24,6 @@ from deduce.games.clue import (
     TokenMoved,
     ViewExtra,
 )
-from deduce.games.clue_board import CLASSIC_BOARD, Board, render
 from deduce.play import play_game
 from deduce.replay import load_replay, save_replay
 

@@ -7,7 +7,16 @@ import pytest
 
 from agents.clue_board import AGENTS
 from deduce.errors import IllegalAction
-from deduce.games.clue import (
+from deduce.games.clue.board import CLASSIC_BOARD, INTRIGUE_BOARD, QUESTION_SQUARES, render
+from deduce.games.clue.intrigue import (
+    CLOCK,
+    DECLINE,
+    Decline,
+    Eliminated,
+    IntrigueDrawn,
+    UseAnyRoom,
+)
+from deduce.games.clue.rules import (
     Accusation,
     Accuse,
     ClueConfig,
@@ -21,15 +30,6 @@ from deduce.games.clue import (
     Suggest,
     Suggestion,
     TokenMoved,
-)
-from deduce.games.clue_board import CLASSIC_BOARD, INTRIGUE_BOARD, QUESTION_SQUARES, render
-from deduce.games.clue_intrigue import (
-    CLOCK,
-    DECLINE,
-    Decline,
-    Eliminated,
-    IntrigueDrawn,
-    UseAnyRoom,
 )
 from deduce.play import play_game
 
@@ -307,7 +307,7 @@ def test_replay_round_trip_and_audit_in_the_intrigue_edition():
 
 
 def test_with_a_face_down_pile_agents_go_to_the_pool_to_look_at_it():
-    from deduce.games.clue import ViewExtra
+    from deduce.games.clue.rules import ViewExtra
 
     game = ClueGame(num_players=4, board_mode="board", edition="intrigue", max_turns=400)
     assert game.config.extra_size() == 2  # 18 cards, 4 hands of 4, 2 face down

@@ -10,7 +10,7 @@ import pytest
 
 import agents
 from agents.clue_ismcts import AGENTS, ISMCTSAgent, Notebook, Race, _Arm
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     ENVELOPE,
     Accuse,
     ClueConfig,

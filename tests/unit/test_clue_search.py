@@ -10,7 +10,7 @@ import pytest
 
 import agents
 from agents.clue_search import AGENTS, LookaheadAgent, opponent_view, suggester_view
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     ENVELOPE,
     Accuse,
     CardAt,

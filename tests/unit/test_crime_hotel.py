@@ -7,7 +7,7 @@ import pytest
 import deduce
 from deduce import IllegalAction
 from deduce.constraints import Count, Transfer
-from deduce.games.crime_hotel import (
+from deduce.games.crime_hotel.rules import (
     Bonus,
     Check,
     Checked,

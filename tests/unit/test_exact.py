@@ -10,7 +10,7 @@ import pytest
 
 import solvers
 from deduce import At, AtLeastOne, Count, Deck, KnowledgeBase, NotAll, NotAt, NotSupported, TooLarge
-from deduce.games.clue import ClueGame
+from deduce.games.clue.rules import ClueGame
 from solvers.exact import ExactSolver
 
 
@@ -177,7 +177,7 @@ def test_clue_state_after_play_counts_the_truth():
     game = ClueGame(num_players=5)
     state = game.new_initial_state(11)
     rng = np.random.default_rng(1)
-    from deduce.games.clue import EndTurn, Suggest
+    from deduce.games.clue.rules import EndTurn, Suggest
 
     for _ in range(40):
         legal = state.legal_actions()

@@ -9,7 +9,7 @@ from deduce.cli import main
 from deduce.constraints import At, NotAt
 from deduce.errors import DeduceError, NotSupported
 from deduce.explain import explain_card, explain_fact, render, why
-from deduce.games.clue_text import phraser
+from deduce.games.clue.text import phraser
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import load_log, read_log
 
@@ -37,7 +37,7 @@ def cpsat():
 
 
 def _hall(cpsat):
-    kb = load_log(HALL_LOG, check=False)
+    kb = load_log(HALL_LOG)
     game, obs = read_log(HALL_LOG)
     return kb, phraser(game, obs.events)
 
@@ -67,7 +67,7 @@ def test_the_chain_is_minimal_and_sufficient(cpsat):
 
 
 def test_impossible_places_are_explained_one_by_one(cpsat):
-    kb = load_log(EXAMPLE, check=False)
+    kb = load_log(EXAMPLE)
     game, obs = read_log(EXAMPLE)
     text = why(kb, kb.card("Candlestick"), cpsat, phraser(game, obs.events))
     lines = text.splitlines()
@@ -79,7 +79,7 @@ def test_impossible_places_are_explained_one_by_one(cpsat):
 
 
 def test_hand_size_rules_are_said_in_words(cpsat):
-    kb = load_log(EXAMPLE, check=False)
+    kb = load_log(EXAMPLE)
     text = why(kb, kb.card("Ballroom"), cpsat)
     assert "Ballroom is not ann's" in text
     e = [x for x in explain_card(kb, kb.card("Colonel Mustard"), cpsat) if x.loc == kb.loc("ann")][0]
@@ -99,20 +99,20 @@ def test_nothing_known_and_not_entailed(cpsat):
         "Candlestick is not cy's: cy holds Miss Scarlet, Knife, Wrench, Kitchen, Lounge and Study (event 0); "
         "cy holds 6 cards."
     )
-    blank = load_log({**{k: v for k, v in HALL_LOG.items() if k != "me"}, "events": []}, check=False)
+    blank = load_log({**{k: v for k, v in HALL_LOG.items() if k != "me"}, "events": []})
     assert why(blank, blank.card("Candlestick"), cpsat).endswith("nothing rules any of these out yet.")
     with pytest.raises(DeduceError, match="not known"):
         explain_fact(kb, kb.card("Candlestick"), kb.loc("ann"), True, cpsat)
 
 
 def test_a_solver_without_cores_is_refused():
-    kb = load_log(HALL_LOG, check=False)
+    kb = load_log(HALL_LOG)
     with pytest.raises(NotSupported, match="no core"):
         explain_fact(kb, kb.card("Hall"), kb.loc("bob"), True, solvers.get("exact"))
 
 
 def test_contradictory_knowledge_is_reported(cpsat):
-    kb = load_log(HALL_LOG, check=False)
+    kb = load_log(HALL_LOG)
     kb.extend([At(kb.card("Hall"), kb.loc("ann"))], source="event 9", check=False)
     with pytest.raises(DeduceError, match="contradict"):
         why(kb, kb.card("Hall"), cpsat)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import solvers
-from deduce.games.clue import ClueConfig, ClueGame, EndTurn, Suggest, Suggestion
+from deduce.games.clue.rules import ClueConfig, ClueGame, EndTurn, Suggest, Suggestion
 from solvers.infogain import expected_information, outcomes, score_questions
 
 

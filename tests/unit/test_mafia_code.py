@@ -6,7 +6,7 @@ import pytest
 
 import deduce
 from deduce.errors import IllegalAction
-from deduce.games.mafia_code import (
+from deduce.games.mafia_code.rules import (
     BOX,
     COLOURS,
     LETTERS,
@@ -502,7 +502,7 @@ def test_auto_sends_knowledge_too_wide_for_the_class_dp_to_split_first():
     """``exact`` would spend its budget before refusing this state; ``auto`` asks ``split``
     first, and keeps ``exact`` first where its DP is narrow (a 2-player state, any Clue state)."""
     import solvers
-    from deduce.games.clue import ClueGame
+    from deduce.games.clue.rules import ClueGame
 
     auto = solvers.get("auto")
     s = _random_state(4, 1, 11)

@@ -10,7 +10,7 @@ import pytest
 
 import solvers
 from deduce import AtLeastOne, Count, Deck, KnowledgeBase, NotAll, NotAt, NotSupported
-from deduce.games.clue import ClueGame
+from deduce.games.clue.rules import ClueGame
 from solvers.sample import SampleSolver
 
 # chi-square critical values at significance 0.001 for the degrees of freedom used below

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from deduce.errors import DeduceError
 from deduce.apps.tournament.schedule import AgentSpec, Schedule, derive_seed, labelled, parse_agent
+from deduce.errors import DeduceError
 
 
 def test_rotation_puts_every_agent_in_every_seat_once_per_round():

@@ -3,9 +3,9 @@
 import pandas as pd
 import pytest
 
-from deduce.errors import DeduceError
 from deduce.apps.tournament.store import ResultStore, rows_to_frame
 from deduce.apps.tournament.worker import COLUMNS
+from deduce.errors import DeduceError
 
 
 def _game(gid, players=3):

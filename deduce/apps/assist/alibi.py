@@ -28,7 +28,8 @@ from agents.alibi import recommend_question
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError
-from deduce.games.alibi import (
+from deduce.games.alibi.log import parse, set_name
+from deduce.games.alibi.rules import (
     BOX,
     CATEGORIES,
     MELDS,
@@ -42,7 +43,6 @@ from deduce.games.alibi import (
     Passed,
     Revealed,
 )
-from deduce.games.alibi_log import parse, set_name
 from deduce.games.base import Dealt, Game, Observation
 
 __all__ = ["AlibiAdapter", "ADAPTER"]

@@ -13,7 +13,7 @@ on your own lines; the refill draw and a reshuffle are implied):
 * ``convict WHO SUSPECT [new SUSPECT]``: WHO named the culprit; the new suspect of the row.
 
 The grid (one row per copy: which copy is which is the log's bookkeeping, see
-:mod:`deduce.games.alibi_adlung_log`) shows where each card may be, from the static knowledge
+:mod:`deduce.games.alibi_adlung.log`) shows where each card may be, from the static knowledge
 base, a sound relaxation: a card marked certain or impossible is so (the relaxation may miss
 some), and its spread is labelled approximate. Under it, the exact posterior
 (``solvers.alibi_adlung`` on the time-indexed knowledge, summed over the readings of any
@@ -40,7 +40,17 @@ from agents.alibi_adlung import CountingAgent
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError, LogError, NotSupported, TooLarge
-from deduce.games.alibi_adlung import (
+from deduce.games.alibi_adlung.history import face_of, timeline
+from deduce.games.alibi_adlung.log import (
+    TableEvent,
+    TableObservation,
+    branches,
+    faces,
+    flat,
+    parse,
+    suspect_name,
+)
+from deduce.games.alibi_adlung.rules import (
     DECK,
     DISCARD,
     TABLE,
@@ -63,16 +73,6 @@ from deduce.games.alibi_adlung import (
     Reshuffled,
     Special,
     SuspectDrawn,
-)
-from deduce.games.alibi_adlung_history import face_of, timeline
-from deduce.games.alibi_adlung_log import (
-    TableEvent,
-    TableObservation,
-    branches,
-    faces,
-    flat,
-    parse,
-    suspect_name,
 )
 from deduce.games.base import Action, Game, Observation
 from solvers.alibi_adlung import AdlungCounter
@@ -99,7 +99,7 @@ def face_posterior(game: AlibiAdlungGame, data: Mapping[str, Any], obs: TableObs
     reveals, too many states for the counter, or no deal at all).
 
     Each reading's worlds are counted by ``solvers.alibi_adlung`` and weighed by its
-    multiplicity (:mod:`deduce.games.alibi_adlung_log`): P(x) = sum_b w_b N_b(x) / sum_b w_b N_b.
+    multiplicity (:mod:`deduce.games.alibi_adlung.log`): P(x) = sum_b w_b N_b(x) / sum_b w_b N_b.
     """
     counter = AdlungCounter()
     if obs.ambiguous:

@@ -25,7 +25,8 @@ from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError, NotSupported
 from deduce.games.base import Game, Observation
-from deduce.games.checkpoint_charlie import (
+from deduce.games.checkpoint_charlie.log import CAT_NAMES, face_name, parse
+from deduce.games.checkpoint_charlie.rules import (
     DOWN,
     NUM_FEATURES,
     SIDE_NAMES,
@@ -42,7 +43,6 @@ from deduce.games.checkpoint_charlie import (
     cat_sides,
     chief_from_down,
 )
-from deduce.games.checkpoint_charlie_log import CAT_NAMES, face_name, parse
 
 __all__ = ["CheckpointCharlieAdapter", "ADAPTER", "cat_code", "chief_odds"]
 

@@ -31,7 +31,8 @@ from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError, NotSupported
 from deduce.explain import DEFAULT_PLACES, Phrase
 from deduce.games.base import Game, Observation
-from deduce.games.clue import (
+from deduce.games.clue.log import parse
+from deduce.games.clue.rules import (
     CLASSIC_ROOMS,
     CLASSIC_SUSPECTS,
     CLASSIC_WEAPONS,
@@ -41,8 +42,7 @@ from deduce.games.clue import (
     ClueGame,
     ClueObservation,
 )
-from deduce.games.clue_log import parse
-from deduce.games.clue_text import event_text, phraser
+from deduce.games.clue.text import event_text, phraser
 from deduce.knowledge import KnowledgeBase
 
 __all__ = ["ClueAdapter", "ClueAssistant", "ADAPTER", "HELP", "envelope_lines"]

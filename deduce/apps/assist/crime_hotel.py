@@ -26,7 +26,8 @@ from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name
 from deduce.errors import DeduceError
 from deduce.games.base import Dealt, Game, Observation
-from deduce.games.crime_hotel import (
+from deduce.games.crime_hotel.log import parse, space_name
+from deduce.games.crime_hotel.rules import (
     HIDDEN,
     Checked,
     CrimeHotelConfig,
@@ -42,7 +43,6 @@ from deduce.games.crime_hotel import (
     Space,
     TrickDone,
 )
-from deduce.games.crime_hotel_log import parse, space_name
 
 __all__ = ["CrimeHotelAdapter", "ADAPTER", "best_space"]
 

@@ -24,7 +24,8 @@ from deduce.apps.assist.text import match_name
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError
 from deduce.games.base import Dealt, Game, Observation
-from deduce.games.mafia_code import (
+from deduce.games.mafia_code.log import parse
+from deduce.games.mafia_code.rules import (
     BOX,
     CodeWritten,
     Guessed,
@@ -32,7 +33,6 @@ from deduce.games.mafia_code import (
     MafiaCodeGame,
     MafiaCodeObservation,
 )
-from deduce.games.mafia_code_log import parse
 
 __all__ = ["MafiaCodeAdapter", "ADAPTER", "best_guess"]
 

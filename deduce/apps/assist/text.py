@@ -22,7 +22,7 @@ import numpy as np
 
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, UnknownName
-from deduce.games.clue import ENVELOPE, ClueGame, ClueObservation
+from deduce.games.clue.rules import ENVELOPE, ClueGame, ClueObservation
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-import agents
+import agents as agent_registry
 from deduce.apps.speedclue.mirror import Mirror, Request
 from deduce.apps.speedclue.protocol import (
     TIME_LIMIT,
@@ -115,7 +115,7 @@ class SpeedClueBot:
         self.budget = DEFAULT_BUDGET_SHARE * time_limit if budget is None else min(budget, time_limit)
         self.seed = seed
         self.next_seed: int | None = None
-        self._registry = agents
+        self._registry = agent_registry
         self._new_agent()  # an unknown agent or bad parameter fails now, not in the first game
         self.fallback_name = fallback_agent if fallback_agent != agent else None
         if self.fallback_name is not None:

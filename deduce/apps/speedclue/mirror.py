@@ -31,7 +31,7 @@ from deduce.apps.speedclue.protocol import (
     speedclue_config,
 )
 from deduce.games.base import Action, Event
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     Accusation,
     Accuse,
     ClueGame,

@@ -21,7 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from deduce.errors import DeduceError
-from deduce.games.clue import CLASSIC_ROOMS, CLASSIC_SUSPECTS, CLASSIC_WEAPONS, ClueConfig, ClueGame
+from deduce.games.clue.rules import (
+    CLASSIC_ROOMS,
+    CLASSIC_SUSPECTS,
+    CLASSIC_WEAPONS,
+    ClueConfig,
+    ClueGame,
+)
 
 __all__ = [
     "SUSPECT_CODES",

@@ -59,7 +59,7 @@ from deduce.apps.speedclue.protocol import (
 from deduce.apps.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule
 from deduce.apps.tournament.worker import Setup, record_rows
 from deduce.errors import DeduceError
-from deduce.games.clue import Accuse, ClueGame, ClueState, EndTurn, Show, Suggest, Suggestion
+from deduce.games.clue.rules import Accuse, ClueGame, ClueState, EndTurn, Show, Suggest, Suggestion
 from deduce.play import Failure, GameRecord, seeds_for
 
 __all__ = ["BotSpec", "parse_bot", "SpeedClueServer", "SessionResult", "PROTOCOL_CONFIG"]

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import agents
+import agents as agent_registry
 from deduce.apps.tournament.schedule import AgentSpec, GameSpec
 from deduce.errors import DeduceError, UnknownName
 from deduce.games import Game, make
@@ -72,7 +72,7 @@ def _game(name: str, config: tuple[tuple[str, Any], ...]) -> Game:
 def build_agent(spec: AgentSpec, game: str, in_worker: bool = False) -> Any:
     """A fresh agent from its spec (fresh per game, so results never depend on game order)."""
     try:
-        return agents.get(spec.name, game=game, **spec.kwargs)
+        return agent_registry.get(spec.name, game=game, **spec.kwargs)
     except UnknownName as exc:
         if not in_worker:
             raise

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from deduce.constraints import At, AtLeastOne, Constraint, NotAll
 from deduce.games.base import Action, Event
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     ENVELOPE,
     EXTRA,
     Accusation,

@@ -668,4 +668,3 @@ class MafiaCodeState(State):
         return w
 
 
-GAME = MafiaCodeGame

@@ -2,7 +2,7 @@
 faces draw intrigue cards, bonus cards, clocks that eliminate, accusations from the pool.
 
 ``ClueConfig(board_mode="board", edition="intrigue")`` plays it on
-:data:`~deduce.games.clue_board.INTRIGUE_BOARD`. The rules, with the defaults for what the
+:data:`~deduce.games.clue.board.INTRIGUE_BOARD`. The rules, with the defaults for what the
 seed leaves open (each a ``ClueConfig`` field):
 
 * the intrigue deck holds ``clocks`` clock cards (8) and the bonus cards ``bonus_cards``
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, ClassVar
 from deduce.games.base import Action, Event
 
 if TYPE_CHECKING:
-    from deduce.games.clue import ClueState
+    from deduce.games.clue.rules import ClueState
 
 __all__ = [
     "CLOCK",

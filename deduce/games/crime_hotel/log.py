@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deduce.games.base import Dealt, Event
-from deduce.games.crime_hotel import (
+from deduce.games.crime_hotel.rules import (
     BOX,
     HIDDEN,
     PUBLIC,

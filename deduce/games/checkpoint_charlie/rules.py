@@ -486,6 +486,10 @@ class CheckpointCharlieGame(Game[CheckpointCharlieConfig]):
                 kb.extend(new, source=f"event {i}", check=check)
         return kb
 
+    def covered_events(self, events: Sequence[Event]) -> tuple[Event, ...]:
+        """Knowledge restarts with each round (new clues, new cats): it covers the latest round."""
+        return self.round_events(events)
+
     @staticmethod
     def round_events(events: Sequence[Event]) -> tuple[Event, ...]:
         """The events of the latest round (from its ``RoundStarted`` on)."""
@@ -993,4 +997,3 @@ def _fold(
     )
 
 
-GAME = CheckpointCharlieGame

@@ -997,4 +997,3 @@ class AlibiState(State):
         return other
 
 
-GAME = AlibiGame

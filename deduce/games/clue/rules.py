@@ -6,7 +6,7 @@ privately; accusations at any time on one's own turn; a wrong accuser is elimina
 refutes, and privately sees the envelope; the game ends on a correct accusation or when nobody
 is left. Refutations with a single possible card are forced moves and resolve themselves.
 
-``board_mode="board"`` plays on the classic board (:mod:`deduce.games.clue_board`): each seat
+``board_mode="board"`` plays on the classic board (:mod:`deduce.games.clue.board`): each seat
 moves its suspect's token (seat ``i`` plays suspect ``i``). A turn starts with ``Roll()`` (dice
 from the state's seeded generator), then ``Move(to)`` to any place within the roll, or with
 ``Move(to)`` through a secret passage instead of rolling; entering a room means suggesting there
@@ -16,7 +16,7 @@ The named suspect's token is moved into the suggestion's room. Movement is publi
 card information, so knowledge is the same as without the board.
 
 ``edition="intrigue"`` (with the board) plays the 2008+ edition: ``?`` squares and die faces,
-bonus cards, clocks that eliminate, accusations from the pool (:mod:`deduce.games.clue_intrigue`).
+bonus cards, clocks that eliminate, accusations from the pool (:mod:`deduce.games.clue.intrigue`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ import numpy as np
 from deduce.cards import Deck
 from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt
 from deduce.errors import IllegalAction
-from deduce.games import clue_intrigue
 from deduce.games.base import Action, Dealt, Event, Game, Observation, State
-from deduce.games.clue_board import CLASSIC_BOARD, INTRIGUE_BOARD, Board
-from deduce.games.clue_intrigue import BONUS_KINDS, DECLINE, Decline, UseAnyRoom
+from deduce.games.clue import intrigue as clue_intrigue
+from deduce.games.clue.board import CLASSIC_BOARD, INTRIGUE_BOARD, Board
+from deduce.games.clue.intrigue import BONUS_KINDS, DECLINE, Decline, UseAnyRoom
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -106,7 +106,7 @@ class ClueConfig:
     wrong_accuser_sees_envelope: bool = True
     #: Speed Clue: when one player is left uneliminated, it wins.
     last_player_wins: bool = False
-    #: "classic", or "intrigue" (the 2008+ edition, on the board: see deduce.games.clue_intrigue).
+    #: "classic", or "intrigue" (the 2008+ edition, on the board: see deduce.games.clue.intrigue).
     edition: str = "classic"
     #: intrigue edition: clock cards in the intrigue deck; whoever draws the last is eliminated,
     #: then they are reshuffled in and every clock drawn eliminates (seed: 8).
@@ -233,7 +233,7 @@ class Roll(Action):
 
 @dataclass(frozen=True)
 class Move(Action):
-    """Board mode: move one's token to the place ``to`` (a :class:`~deduce.games.clue_board.Board`
+    """Board mode: move one's token to the place ``to`` (a :class:`~deduce.games.clue.board.Board`
     place: a room or a square) within the roll, or through a secret passage instead of rolling."""
 
     to: int
@@ -395,12 +395,6 @@ class ClueGame(Game[ClueConfig]):
         if self.board is not None:
             self.room_card = tuple(self.deck.card(name).id for name in self.board.rooms)
             self.card_room = {c: r for r, c in enumerate(self.room_card)}
-
-    @property
-    def text_module(self) -> str:
-        """The module that words this game's actions and events for a person (board mode adds
-        dice, moves and the board picture)."""
-        return "deduce.games.clue_board_text" if self.board is not None else "deduce.games.clue_text"
 
     @property
     def locations(self) -> tuple[str, ...]:
@@ -960,4 +954,3 @@ class ClueState(State):
         if self.extra:
             w[list(self.extra)] = n + 1
         return w
-GAME = ClueGame

@@ -32,7 +32,7 @@ from deduce.games.base import Event, Observation
 from deduce.knowledge import KnowledgeBase
 
 if TYPE_CHECKING:
-    from deduce.games.alibi_adlung import AlibiAdlungGame, AlibiAdlungState
+    from deduce.games.alibi_adlung.rules import AlibiAdlungGame, AlibiAdlungState
 
 __all__ = ["Move", "History", "Timeline", "history", "timed_knowledge", "true_history", "timeline", "cohort_facts",
            "face_of"]
@@ -78,7 +78,7 @@ def history(game: AlibiAdlungGame, events: Iterable[Event]) -> History:
     A reshuffle happens inside a draw (the deck ran out): the cards drawn before it come from
     the old deck, so the draw is split around the reshuffle step.
     """
-    from deduce.games.alibi_adlung import (
+    from deduce.games.alibi_adlung.rules import (
         Bribed,
         Convicted,
         Dealt,
@@ -249,7 +249,7 @@ class Timeline:
 
 def timeline(game: AlibiAdlungGame, observation: Observation) -> Timeline:
     """The observer's :class:`Timeline` (see :func:`timed_knowledge` for what is known)."""
-    from deduce.games.alibi_adlung import AlibiAdlungObservation
+    from deduce.games.alibi_adlung.rules import AlibiAdlungObservation
 
     assert isinstance(observation, AlibiAdlungObservation)
     obs = observation

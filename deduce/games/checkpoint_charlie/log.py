@@ -31,7 +31,7 @@ from typing import Any
 
 from deduce.cards import normalise_name
 from deduce.games.base import Event
-from deduce.games.checkpoint_charlie import (
+from deduce.games.checkpoint_charlie.rules import (
     BAG,
     DOWN,
     FEATURES,

@@ -23,7 +23,7 @@ from typing import Any
 
 from deduce.cards import normalise_name
 from deduce.games.base import Dealt, Event
-from deduce.games.mafia_code import (
+from deduce.games.mafia_code.rules import (
     BOX,
     CodeWritten,
     Guessed,

@@ -427,6 +427,10 @@ class CrimeHotelGame(Game[CrimeHotelConfig]):
         return slot == 0 or slot == self.num_players - 1
 
     # -- knowledge ---------------------------------------------------------------------------
+    def covered_events(self, events: Sequence[Event]) -> tuple[Event, ...]:
+        """Knowledge restarts with each game of the match: it covers the game in progress."""
+        return self.current_game_events(events)
+
     @staticmethod
     def current_game_events(events: Sequence[Event]) -> tuple[Event, ...]:
         """The events of the game in progress (from its GameStarted on)."""
@@ -976,4 +980,3 @@ class CrimeHotelState(State):
         return tuple(tied)
 
 
-GAME = CrimeHotelGame

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deduce.cards import normalise_name
-from deduce.games.alibi import (
+from deduce.games.alibi.rules import (
     BOX,
     CATEGORIES,
     MELDS,

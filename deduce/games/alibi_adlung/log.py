@@ -58,7 +58,8 @@ from typing import Any, ClassVar
 from deduce.cards import normalise_name
 from deduce.constraints import At, Count, NotAt
 from deduce.errors import LogError, TooLarge
-from deduce.games.alibi_adlung import (
+from deduce.games.alibi_adlung.history import face_of
+from deduce.games.alibi_adlung.rules import (
     DECK,
     DISCARD,
     EVIDENCE_COUNTS,
@@ -80,7 +81,6 @@ from deduce.games.alibi_adlung import (
     Special,
     SuspectDrawn,
 )
-from deduce.games.alibi_adlung_history import face_of
 from deduce.games.base import Event, Observation
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import LogReader

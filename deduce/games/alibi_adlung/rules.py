@@ -18,7 +18,7 @@ reshuffled is public; a draw is public in size, private in content. The knowledg
 player (see :meth:`AlibiAdlungGame.knowledge`) is static by default, over the *current*
 location of every card: each hand, the deck, the discard pile and the table (a sound
 relaxation after voids). ``knowledge(obs, exact_time=True)`` is the time-indexed one
-(:mod:`deduce.games.alibi_adlung_history`), whose uniform measure is the exact posterior;
+(:mod:`deduce.games.alibi_adlung.history`), whose uniform measure is the exact posterior;
 ``solvers.alibi_adlung`` counts it exactly.
 """
 
@@ -535,7 +535,7 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
     ) -> KnowledgeBase:
         """The observing player's knowledge base over the *current* location of every card
         (``exact_time=True``: the time-indexed one of
-        :func:`deduce.games.alibi_adlung_history.timed_knowledge`, whose uniform measure is the
+        :func:`deduce.games.alibi_adlung.history.timed_knowledge`, whose uniform measure is the
         exact posterior; count it with ``solvers.alibi_adlung``, ``chain`` or ``cpsat``).
 
         Facts: own hand, the discard pile and the table (tableaux, Alibis, Watchful Eyes) are
@@ -553,11 +553,11 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
         and marginals computed on it are exact for the knowledge base itself. With
         ``cohorts`` (default) it also knows that a hidden card that was not in the last
         reshuffled pile is in a hand, not the deck
-        (:func:`~deduce.games.alibi_adlung_history.cohort_facts`).
+        (:func:`~deduce.games.alibi_adlung.history.cohort_facts`).
         """
         assert isinstance(observation, AlibiAdlungObservation)
         if exact_time:
-            from deduce.games.alibi_adlung_history import timed_knowledge
+            from deduce.games.alibi_adlung.history import timed_knowledge
 
             return timed_knowledge(self, observation, check=check)
         obs = observation
@@ -588,7 +588,7 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
             if cards:
                 cons.append(Count(cards, v.player, v.limit, Op.LE))
         if cohorts:
-            from deduce.games.alibi_adlung_history import cohort_facts
+            from deduce.games.alibi_adlung.history import cohort_facts
 
             cons += cohort_facts(self, obs)
         kb.extend(cons, source="observation", check=check)
@@ -1200,4 +1200,3 @@ class AlibiAdlungState(State):
         return other
 
 
-GAME = AlibiAdlungGame

@@ -1,6 +1,6 @@
 """Clue on the board in plain words: dice, token moves, intrigue cards and the board picture.
 
-Extends :mod:`deduce.games.clue_text` (which words everything a board-less game has) with the
+Extends :mod:`deduce.games.clue.text` (which words everything a board-less game has) with the
 board's actions and events; :func:`board_text` draws the board with every token for one seat.
 ``ClueGame.text_module`` names this module when the game is played on the board.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from deduce.constraints import Constraint
-from deduce.games import clue_text
 from deduce.games.base import Action, Event
-from deduce.games.clue import ClueGame, Move, Roll, Rolled, Suggestion, TokenMoved
-from deduce.games.clue_board import render
-from deduce.games.clue_intrigue import CLOCK, Decline, Eliminated, IntrigueDrawn, UseAnyRoom
+from deduce.games.clue import text as clue_text
+from deduce.games.clue.board import render
+from deduce.games.clue.intrigue import CLOCK, Decline, Eliminated, IntrigueDrawn, UseAnyRoom
+from deduce.games.clue.rules import ClueGame, Move, Roll, Rolled, Suggestion, TokenMoved
 
 __all__ = ["event_text", "action_text", "phraser", "board_text"]
 

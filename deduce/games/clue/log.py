@@ -24,7 +24,7 @@ from typing import Any
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError
 from deduce.games.base import Event
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     CLASSIC_ROOMS,
     CLASSIC_SUSPECTS,
     CLASSIC_WEAPONS,

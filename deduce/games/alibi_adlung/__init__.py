@@ -1,0 +1,24 @@
+"""Alibi (Adlung 2001, RULES.md §1′).
+
+Modules: ``rules`` (the engine and its static knowledge), ``history`` (the time-indexed
+knowledge an exact posterior needs), ``log`` (the player-view log, in card faces).
+"""
+
+from deduce.games.alibi_adlung import log
+from deduce.games.alibi_adlung.rules import (
+    AlibiAdlungConfig,
+    AlibiAdlungGame,
+    AlibiAdlungObservation,
+    AlibiAdlungState,
+)
+from deduce.games.base import GameInfo
+
+#: what this game provides (read by :mod:`deduce.games.registry`)
+INFO = GameInfo(
+    name="alibi-adlung",
+    game=AlibiAdlungGame,
+    log=log,  # type: ignore[arg-type]
+    incremental=False,
+)
+
+__all__ = ["INFO", "AlibiAdlungConfig", "AlibiAdlungGame", "AlibiAdlungObservation", "AlibiAdlungState"]

@@ -1,0 +1,23 @@
+"""Checkpoint Charlie (RULES.md §3).
+
+Modules: ``rules`` (the engine and its knowledge of the current round), ``log`` (the player-view log).
+"""
+
+from deduce.games.base import GameInfo
+from deduce.games.checkpoint_charlie import log
+from deduce.games.checkpoint_charlie.rules import (
+    CheckpointCharlieConfig,
+    CheckpointCharlieGame,
+    CheckpointCharlieObservation,
+    CheckpointCharlieState,
+)
+
+#: what this game provides (read by :mod:`deduce.games.registry`)
+INFO = GameInfo(
+    name="checkpoint-charlie",
+    game=CheckpointCharlieGame,
+    log=log,  # type: ignore[arg-type]
+    incremental=True,
+)
+
+__all__ = ["INFO", "CheckpointCharlieConfig", "CheckpointCharlieGame", "CheckpointCharlieObservation", "CheckpointCharlieState"]

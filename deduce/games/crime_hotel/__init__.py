@@ -1,0 +1,24 @@
+"""Crime Hotel (RULES.md §4).
+
+Modules: ``rules`` (the engine and its time-indexed knowledge of the current game), ``log``
+(the player-view log).
+"""
+
+from deduce.games.base import GameInfo
+from deduce.games.crime_hotel import log
+from deduce.games.crime_hotel.rules import (
+    CrimeHotelConfig,
+    CrimeHotelGame,
+    CrimeHotelObservation,
+    CrimeHotelState,
+)
+
+#: what this game provides (read by :mod:`deduce.games.registry`)
+INFO = GameInfo(
+    name="crime-hotel",
+    game=CrimeHotelGame,
+    log=log,  # type: ignore[arg-type]
+    incremental=False,
+)
+
+__all__ = ["INFO", "CrimeHotelConfig", "CrimeHotelGame", "CrimeHotelObservation", "CrimeHotelState"]

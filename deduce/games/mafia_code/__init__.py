@@ -1,0 +1,23 @@
+"""Mafia Code (RULES.md §2).
+
+Modules: ``rules`` (the engine and its knowledge), ``log`` (the player-view log).
+"""
+
+from deduce.games.base import GameInfo
+from deduce.games.mafia_code import log
+from deduce.games.mafia_code.rules import (
+    MafiaCodeConfig,
+    MafiaCodeGame,
+    MafiaCodeObservation,
+    MafiaCodeState,
+)
+
+#: what this game provides (read by :mod:`deduce.games.registry`)
+INFO = GameInfo(
+    name="mafia-code",
+    game=MafiaCodeGame,
+    log=log,  # type: ignore[arg-type]
+    incremental=True,
+)
+
+__all__ = ["INFO", "MafiaCodeConfig", "MafiaCodeGame", "MafiaCodeObservation", "MafiaCodeState"]
