@@ -37,11 +37,6 @@ class Agent:
     def observe(self, observation: Observation) -> None:
         """Called with this player's observation on other players' turns (optional)."""
 
-    @property
-    def spec(self) -> tuple[str, dict[str, Any]]:
-        """``(name, params)``: enough for a worker process to rebuild this agent."""
-        return self.name, dict(self.params)
-
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{self.name}({args})"

@@ -1,25 +1,41 @@
 """Agents by name, per game: ``agents.get("deductive", game="clue")``.
 
-Generic agents (``random``) play every game. A game's own agents live in the module
-``agents.<game name with - as _>``, which defines ``AGENTS: dict[str, type[Agent]]``; they
-load on first use. ``register`` adds agents from elsewhere, for one game or for all (``"*"``).
+Generic agents (``random``) play every game. Each game's own agents are listed in its folder's
+``AGENTS`` table (``agents/<game>/__init__.py``), found through :data:`GAME_AGENTS`; an agent's
+module is imported when it is first built. ``register`` adds agents from elsewhere, for one game
+or for all (``"*"``).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import pkgutil
 from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent
 from deduce.errors import UnknownName
-from deduce.games.registry import game_names
 
-__all__ = ["get", "register", "available"]
+__all__ = ["get", "register", "available", "GAME_AGENTS", "RENAMED"]
 
 Factory = str | Callable[..., Agent]
+
+#: where each game's table of agents lives
+GAME_AGENTS: dict[str, str] = {
+    "clue": "agents.clue:AGENTS",
+    "alibi": "agents.alibi:AGENTS",
+    "alibi-adlung": "agents.alibi_adlung:AGENTS",
+    "mafia-code": "agents.mafia_code:AGENTS",
+    "checkpoint-charlie": "agents.checkpoint_charlie:AGENTS",
+    "crime-hotel": "agents.crime_hotel:AGENTS",
+}
+
+#: (old name, game) -> new name, for agents that were renamed (three were all called "solver")
+RENAMED: dict[tuple[str, str], str] = {
+    ("solver", "alibi"): "sampling",
+    ("solver-randq", "alibi"): "sampling-randq",
+    ("solver", "crime-hotel"): "expected-points",
+    ("solver", "mafia-code"): "guess-chain",
+}
 
 _GENERIC: dict[str, Factory] = {"random": "agents.random_agent:RandomAgent"}
 _EXTRA: dict[tuple[str, str], Factory] = {}
@@ -33,31 +49,16 @@ def register(name: str, factory: Factory, game: str = "*") -> None:
         _EXTRA[(name, game)] = factory
 
 
+def _load(entry: str) -> Any:
+    module, _, attr = entry.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 def _game_agents(game: str) -> dict[str, Factory]:
-    """The agents of ``game``: ``AGENTS`` in ``agents.<game>`` and in any ``agents.<game>_*``
-    module (e.g. ``agents.clue_board``, ``agents.clue_search``), then run-time registrations."""
-    if game == "*":
-        return {}
-    stem = game.replace("-", "_")
-    found: dict[str, Factory] = {}
-    other_games = {g.replace("-", "_") for g in game_names()} - {stem}
-    modules = [stem] + sorted(
-        m.name
-        for m in pkgutil.iter_modules(_package_path())
-        if m.name.startswith(stem + "_") and m.name not in other_games
-    )
-    for name in modules:
-        module = "agents." + name
-        if importlib.util.find_spec(module) is not None:
-            found.update(getattr(importlib.import_module(module), "AGENTS", {}))
+    """The agents of ``game``: its folder's table, then run-time registrations."""
+    found: dict[str, Factory] = dict(_load(GAME_AGENTS[game])) if game in GAME_AGENTS else {}
     found.update({n: f for (n, g), f in _EXTRA.items() if g == game})
     return found
-
-
-def _package_path() -> list[str]:
-    import agents
-
-    return list(agents.__path__)
 
 
 def available(game: str | None = None) -> tuple[str, ...]:
@@ -69,8 +70,10 @@ def get(name: str, game: str = "*", **params: Any) -> Agent:
     """A new agent called ``name`` for ``game``, built with ``params``."""
     factory = _game_agents(game).get(name) or _GENERIC.get(name)
     if factory is None:
+        renamed = RENAMED.get((name, game))
+        if renamed is not None:
+            raise UnknownName(f"agent {name!r} for {game} is now called {renamed!r}")
         raise UnknownName(f"unknown agent {name!r} for game {game!r}; available: {', '.join(available(game))}")
     if isinstance(factory, str):
-        module, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
+        factory = _load(factory)
     return factory(**params)

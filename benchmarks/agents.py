@@ -42,10 +42,10 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import agents
+from agents.clue.questions import entropy_bits, joint_sets
+from deduce.apps.tournament.stats import wilson
 from deduce.games.clue.rules import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
 from deduce.play import seeds_for
-from deduce.apps.tournament.stats import wilson
-from solvers.infogain import entropy_bits, joint_sets
 
 __all__ = ["AGENTS", "PAIRS", "lineups", "pair_lineups", "play_one", "run", "summarise", "format_table", "main"]
 

@@ -15,10 +15,10 @@ import numpy as np
 
 import agents
 import solvers
+from deduce.apps.tournament.stats import wilson
 from deduce.games.alibi.rules import Accuse, AlibiGame, AlibiState
 from deduce.play import play_game
-from deduce.apps.tournament.stats import wilson
-from solvers.epoch_sample import EpochSampler, EpochSolver
+from solvers.epoch import EpochSampler, EpochSolver
 
 __all__ = ["main", "state_at_round", "wilson"]
 
@@ -67,12 +67,12 @@ def bench_decisions(seeds: int) -> None:
     times = []
     for seed in range(seeds):
         st = state_at_round(game, seed, 6)
-        agent = agents.get("solver", game="alibi")
+        agent = agents.get("sampling", game="alibi")
         agent.reset(game, st.current_player, seed)
         t = time.perf_counter()
         agent.act(st.observation(st.current_player))
         times.append(time.perf_counter() - t)
-    print(f"solver agent turn decision (round 6, 4 players): median {statistics.median(times):.2f} s, "
+    print(f"sampling agent turn decision (round 6, 4 players): median {statistics.median(times):.2f} s, "
           f"max {max(times):.2f} s over {seeds}")
 
 
@@ -99,9 +99,9 @@ def bench_sampler(seeds: int) -> None:
 def bench_wins(games: int) -> None:
     game = AlibiGame(num_players=4)
     for label, lineup in (
-        ("solver vs 3 random", ["solver", "random", "random", "random"]),
-        ("solver-randq vs 3 random", ["solver-randq", "random", "random", "random"]),
-        ("solver vs solver-randq (2 v 2)", ["solver", "solver-randq", "solver", "solver-randq"]),
+        ("sampling vs 3 random", ["sampling", "random", "random", "random"]),
+        ("sampling-randq vs 3 random", ["sampling-randq", "random", "random", "random"]),
+        ("sampling vs sampling-randq (2 v 2)", ["sampling", "sampling-randq", "sampling", "sampling-randq"]),
     ):
         wins: dict[str, float] = {}
         seats: dict[str, int] = {}

@@ -11,7 +11,7 @@ observation and the exact marginals query the counting agent makes.
 ``--timing-games`` (default 3).
 
 The exact posterior (``exact_time``: the time-indexed knowledge of
-:mod:`deduce.games.alibi_adlung.history` counted by ``solvers.alibi_adlung``) against the
+:mod:`deduce.games.alibi_adlung.history` counted by ``solvers.timeline``) against the
 static relaxation: ``--bias-games`` games (default 5) of ``counting`` agents in every seat; at
 every decision of theirs both models' card marginals for the acting player are compared (the
 largest error of P(card in an opponent's hand / in the deck), the largest error of an
@@ -45,10 +45,10 @@ import agents
 import deduce
 import solvers
 from benchmarks._timing import TimingRow, timing_row
+from deduce.apps.tournament.stats import wilson
 from deduce.errors import NotSupported, TooLarge
 from deduce.games.alibi_adlung.rules import AlibiAdlungGame
 from deduce.play import play_game
-from deduce.apps.tournament.stats import wilson
 
 __all__ = ["ScoreRow", "TimingRow", "BiasRow", "scores", "timings", "bias", "head_to_head", "main"]
 
@@ -168,7 +168,7 @@ def bias(players: int, games: int, seed: int) -> list[BiasRow]:
     """Each relaxed model's marginals vs the exact posterior at every decision of counting
     agents on the ``static`` model (every seat: the agent before ``exact_time``)."""
     from deduce.games.alibi_adlung.history import timeline
-    from solvers.alibi_adlung import AdlungCounter
+    from solvers.timeline import AdlungCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
     assert isinstance(game, AlibiAdlungGame)
@@ -236,7 +236,7 @@ def chain_check(players: int, steps: int, seed: int, limit: int = 200_000) -> tu
     """After ``steps`` random moves: (epochs, counter ms, chain ms, "equal" / "DIFFERENT" / the
     error chain raised) for seat 0's time-indexed knowledge on the full deck."""
     from deduce.games.alibi_adlung.history import timeline
-    from solvers.alibi_adlung import AdlungCounter
+    from solvers.timeline import AdlungCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
     state = game.new_initial_state(seed)
@@ -265,7 +265,7 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step of
     ``games`` random games, and the counting agent's decisions when it plays every seat."""
     from deduce.games.alibi_adlung.history import timeline
-    from solvers.alibi_adlung import AdlungCounter
+    from solvers.timeline import AdlungCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
     exact = solvers.get("exact")
@@ -319,8 +319,8 @@ def assist_exactness(players: int, games: int, seed: int, every: int = 10) -> di
     per phase ("before reshuffle" / "after"), how many views it counted exactly, of how many,
     and the seconds each answer took."""
     from deduce.apps.assist.alibi_adlung import Uncounted, face_posterior
-    from deduce.games.alibi_adlung.rules import Reshuffled
     from deduce.games.alibi_adlung.log import export, parse
+    from deduce.games.alibi_adlung.rules import Reshuffled
 
     game = deduce.make("alibi-adlung", num_players=players)
     out: dict[str, tuple[int, int, list[float]]] = {}

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 import agents
-from agents.checkpoint_charlie import posterior
+from agents.checkpoint_charlie.posterior import posterior
 from deduce.games.checkpoint_charlie.rules import CheckpointCharlieGame, CheckpointCharlieState
 from deduce.play import play_game
-from solvers.checkpoint import CheckpointSolver
+from solvers.tokens import TokenSolver
 
 __all__ = ["AGENT_NAMES", "ScoreRow", "TimingRow", "play_one", "mean_scores", "timings", "main"]
 
@@ -111,7 +111,7 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     build: list[float] = []
     update: list[float] = []
     decide: dict[str, list[float]] = {name: [] for name in AGENT_NAMES}
-    solver = CheckpointSolver()
+    solver = TokenSolver()
     for g in range(games):
         seats = seating(players, g)
         players_ = [agents.get(name, game=GAME) for name in seats]

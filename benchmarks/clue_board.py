@@ -19,25 +19,18 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import agents
-from agents.clue_board import AGENTS as BOARD_AGENTS
+from deduce.apps.tournament.stats import wilson
 from deduce.games.clue.rules import ClueGame
 from deduce.play import play_game, seeds_for
-from deduce.apps.tournament.stats import wilson
 
 __all__ = ["lineups", "play_one", "run", "main"]
 
 MAX_TURNS = 400
 
 
-def _register() -> None:
-    for name, cls in BOARD_AGENTS.items():
-        agents.register(name, cls, game="clue")
-
-
 def _agent(name: str, params: dict[str, Any] | None = None) -> agents.Agent:
-    """A board agent straight from its class (no registry scan), any other by registry name."""
-    cls = BOARD_AGENTS.get(name)
-    return cls(**(params or {})) if cls is not None else agents.get(name, game="clue", **(params or {}))
+    """A Clue agent by registry name."""
+    return agents.get(name, game="clue", **(params or {}))
 
 
 _SECOND = "#B"  # marks agent B's seats when A and B are the same agent with other parameters
@@ -62,7 +55,6 @@ def play_one(job: tuple[Any, ...]) -> dict[str, Any]:
     seated, seed = job[0], job[1]
     edition = job[2] if len(job) > 2 else "classic"
     params: dict[str, dict[str, Any]] = job[3] if len(job) > 3 else {}
-    _register()
     game = ClueGame(num_players=len(seated), board_mode="board", edition=edition, max_turns=MAX_TURNS)
     record = play_game(game, [_agent(*_spec(name, params)) for name in seated], seed)
     return {"seated": seated, "winners": record.winners, "turns": record.turns,

@@ -1,12 +1,12 @@
-"""Crime Hotel benchmark: knowledge-update and decision times, and solver vs random.
+"""Crime Hotel benchmark: knowledge-update and decision times, and expected-points vs random.
 
 ``python -m benchmarks.crime_hotel`` plays ``--matches`` three-game matches per setting
-(3 and 4 players, full and beginner rules), one ``solver`` seat against ``random`` seats, the
-solver's seat rotating, and reports per setting:
+(3 and 4 players, full and beginner rules), one ``expected-points`` seat against ``random`` seats, the
+expected-points seat rotating, and reports per setting:
 
 * the solver's match win rate with a Wilson 95% interval, next to the win rate of one random
   seat (all random seats pooled) with its interval, and whether the intervals are disjoint;
-* mean match points (three games) of the solver and of a random seat, with normal 95% CIs;
+* mean match points (three games) of the expected-points agent and of a random seat, with normal 95% CIs;
 * time per knowledge update (building the player's time-indexed knowledge base and its
   exact hidden-room marginals with the chain counter: median and max) and per solver decision.
 
@@ -24,10 +24,10 @@ import time
 from dataclasses import asdict, dataclass
 
 import agents
+from deduce.apps.tournament.stats import wilson
 from deduce.games.crime_hotel.rules import CrimeHotelGame
 from deduce.play import seeds_for
-from deduce.apps.tournament.stats import wilson
-from solvers.crime_hotel import ChainSolver
+from solvers.chain import ChainSolver
 
 __all__ = ["Result", "run_setting", "wilson", "mean_ci", "main"]
 
@@ -75,7 +75,7 @@ def run_setting(players: int, beginner: bool, matches: int, seed: int = 0) -> Re
         seat = m % players
         deal_seed, *agent_seeds = seeds_for(seed * 100_003 + m, players + 1)
         seats = [agents.get("random", game=game.name) for _ in range(players)]
-        seats[seat] = agents.get("solver", game=game.name)
+        seats[seat] = agents.get("expected-points", game=game.name)
         for i, a in enumerate(seats):
             a.reset(game, i, agent_seeds[i])
         state = game.new_initial_state(deal_seed)
@@ -135,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     matches = 12 if args.quick else args.matches
     rows = []
     header = (
-        f"{'setting':<14} {'n':>4} {'solver win [95% CI]':>22} {'random seat win':>22} {'sep':>4} "
-        f"{'solver pts':>18} {'random pts':>18} {'upd ms med/max':>15} {'dec ms mean/max':>16}"
+        f"{'setting':<14} {'n':>4} {'expected-points win [95% CI]':>22} {'random seat win':>22} {'sep':>4} "
+        f"{'expected-points pts':>18} {'random pts':>18} {'upd ms med/max':>15} {'dec ms mean/max':>16}"
     )
     print(header)
     for players in (3, 4):

@@ -1,11 +1,11 @@
-"""Mafia Code: time per knowledge update and per decision, and win rates of solver/facts/random.
+"""Mafia Code: time per knowledge update and per decision, and win rates of guess-chain/facts/random.
 
 ``python -m benchmarks.mafia_code`` plays, at 2, 3 and 4 players, seat-rotated games between the
-``solver``, ``facts`` and ``random`` agents (2 players: every pairing; 3: one of each; 4: solver,
+``guess-chain``, ``facts`` and ``random`` agents (2 players: every pairing; 3: one of each; 4: guess-chain,
 facts and two random; plus the ``greedy`` ablation, same marginals without the chain value) and prints win rates with Wilson 95% intervals. "Win" = finishing with the
 top score (a shared top counts for each tied player). Separately it times, over the states of
 random games, a knowledge update (building a player's knowledge base from its observation,
-then exact marginals) by the ``split`` backend the solver agent uses and by the old plain
+then exact marginals) by the ``split`` backend the guess-chain agent uses and by the old plain
 ``exact`` path, in the same run, with refusals counted and the ratio old/new, so a slow path
 shows before users see it.
 ``--games`` per table (default 60), ``--players`` (default 2,3,4), ``--expert``, ``--seed``,
@@ -26,16 +26,16 @@ import agents
 import deduce
 import solvers
 from benchmarks._timing import TimingRow, timing_row
+from deduce.apps.tournament.stats import wilson
 from deduce.errors import NotSupported
 from deduce.play import play_game
-from deduce.apps.tournament.stats import wilson
 
 __all__ = ["TABLES", "WinRow", "TimingRow", "win_rates", "timings", "main"]
 
 TABLES: dict[int, list[tuple[str, ...]]] = {
-    2: [("solver", "facts"), ("solver", "random"), ("facts", "random"), ("solver", "greedy")],
-    3: [("solver", "facts", "random"), ("solver", "greedy", "facts")],
-    4: [("solver", "facts", "random", "random")],
+    2: [("guess-chain", "facts"), ("guess-chain", "random"), ("facts", "random"), ("guess-chain", "greedy")],
+    3: [("guess-chain", "facts", "random"), ("guess-chain", "greedy", "facts")],
+    4: [("guess-chain", "facts", "random", "random")],
 }
 
 
@@ -48,7 +48,7 @@ class WinRow:
     wins: int
     mean_score: float
     decision_ms: float
-    #: marginal queries the agent made, and how many fell back to an approximation (solver agents).
+    #: marginal queries the agent made, and how many fell back to an approximation (guess-chain agents).
     queries: int = 0
     fallbacks: int = 0
 

@@ -35,11 +35,10 @@ from typing import Any
 
 import agents
 from agents.base import Agent
-from agents.clue_search import AGENTS as SEARCH_AGENTS
 from benchmarks.agents import lineups, pair_lineups
+from deduce.apps.tournament.stats import wilson
 from deduce.games.clue.rules import Accusation, ClueGame
 from deduce.play import seeds_for
-from deduce.apps.tournament.stats import wilson
 
 __all__ = ["parse_spec", "build", "play_one", "run", "summarise", "paired_by_deal", "sign_test", "format_table", "main"]
 
@@ -61,9 +60,6 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def build(spec: str) -> Agent:
     """A fresh agent from a spec (search agents registered for Clue at run time)."""
-    for name, cls in SEARCH_AGENTS.items():
-        if name not in agents.available("clue"):
-            agents.register(name, cls, game="clue")
     name, params = parse_spec(spec)
     return agents.get(name, game="clue", **params)
 

@@ -254,9 +254,9 @@ def infogain_scores(kb: KnowledgeBase, game: ClueGame, asker: int) -> dict[tuple
 
     The answer is who refutes first and which card the asker sees, refuters choosing uniformly
     among the named cards they hold (the knowledge base does not say which cards were shown
-    to whom, so no repeat preference); exact, by :func:`solvers.infogain.score_questions`.
+    to whom, so no repeat preference); exact, by :func:`agents.clue.questions.score_questions`.
     """
-    from solvers.infogain import score_questions
+    from agents.clue.questions import score_questions
 
     n = game.num_players
     responders = [(asker + k) % n for k in range(1, n)]

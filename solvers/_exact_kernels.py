@@ -1,6 +1,6 @@
 """Optional numba kernels for one layer of the exact counter's DP (the ``fast`` extra).
 
-They compute exactly what the pure-Python loops in :mod:`solvers._exact_core` compute, on
+They compute exactly what the pure-Python loops in :mod:`solvers.exact_dp` compute, on
 ``int64`` states and counts; the caller uses them only when every packed state fits in 62
 bits and every count is provably below ``2**62`` (the number of assignments bounds them), so
 the answers are identical. Without numba, :data:`AVAILABLE` is False and nothing is compiled.

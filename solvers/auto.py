@@ -16,7 +16,7 @@ __all__ = ["AutoSolver"]
 #: Mafia Code's crossing counts; tried first when the DP is sure to be too wide), the time-indexed
 #: counter and checker, and the general backends. The time-indexed counter goes last where a
 #: bound on its opening states is far past what it finishes (Mayfair Alibi: minutes, no answer).
-_PREFERENCE = ("checkpoint", "exact", "split", "chain", "epoch", "cpsat", "csp", "brute")
+_PREFERENCE = ("tokens", "exact", "split", "chain", "epoch", "cpsat", "csp", "brute")
 
 
 def _too_wide(kb: KnowledgeBase) -> bool:
@@ -24,8 +24,8 @@ def _too_wide(kb: KnowledgeBase) -> bool:
     crossing counts at 4 players): ``exact`` would spend its whole budget before refusing, so
     ``split``, which branches such knowledge bases into narrow ones, goes first. Cheap: a bound
     from the simplified counts, no DP."""
-    from solvers._exact_core import problem_from_kb, simplify
-    from solvers.mafia_code import _MAX_BITS, _min_bits
+    from solvers.exact_dp import problem_from_kb, simplify
+    from solvers.split import _MAX_BITS, _min_bits
 
     q = simplify(problem_from_kb(kb))
     return q is not None and _min_bits(q) > _MAX_BITS
@@ -44,7 +44,7 @@ def _chain_too_wide(kb: KnowledgeBase) -> bool:
     covering the whole pool allow, multiplied (an upper bound: counts across pools are left
     out). Cheap: no state is built."""
     from deduce.constraints import Count, Op
-    from solvers.crime_hotel import _Plan
+    from solvers.chain import _Plan
 
     plan = _Plan(kb)
     bound = 1
@@ -67,6 +67,8 @@ class AutoSolver(Solver):
     """Delegates each query to the first backend in ``order`` that supports it."""
 
     name = "auto"
+    can_sample = True
+    can_explain = True
 
     def __init__(self, order: tuple[str, ...] = _PREFERENCE) -> None:
         self._backends: list[Solver] = []

@@ -66,10 +66,21 @@ class Tally:
 
 
 class Solver:
-    """Base class of every backend. Subclasses set ``name`` and implement the queries."""
+    """Base class of every backend. Subclasses set ``name``, declare what they can answer and
+    implement those queries.
+
+    Capabilities (class attributes, read instead of probing for methods): ``exact`` (answers are
+    exact, not estimates), ``can_count`` (``tallies``, ``count``, ``marginals``,
+    ``solution_counts``), ``can_sample`` (``sample``), ``can_explain`` (``core``: an
+    unsatisfiable core, for explanations);
+    ``kinds`` and ``max_epochs`` say which knowledge bases it takes (``supports``).
+    """
 
     name: str = "base"
     exact: bool = True
+    can_count: bool = True
+    can_sample: bool = False
+    can_explain: bool = False
     kinds: tuple[type[Constraint], ...] = STATIC_KINDS
     max_epochs: int | None = 1
 
@@ -115,6 +126,10 @@ class Solver:
     def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
         raise NotSupported(f"{self.name}: sampling is not supported")
 
+    def core(self, kb: KnowledgeBase) -> list[int]:
+        """Indices of constraints that cannot all hold (for an inconsistent ``kb``)."""
+        raise NotSupported(f"{self.name}: explanations (unsatisfiable cores) are not supported")
+
     def __repr__(self) -> str:
         return f"<solver {self.name}>"
 
@@ -125,6 +140,8 @@ class EnumeratingSolver(Solver):
     Subclasses implement :meth:`worlds`; ``limit`` bounds how many worlds are listed before
     the backend refuses with :class:`~deduce.errors.TooLarge` (an exact answer or none).
     """
+
+    can_sample = True
 
     def __init__(self, limit: int = 50_000) -> None:
         self.limit = int(limit)

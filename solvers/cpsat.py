@@ -189,6 +189,7 @@ class CpSatSolver(EnumeratingSolver):
     for ``possible``."""
 
     name = "cpsat"
+    can_explain = True
     kinds = EPOCH_KINDS + (CountEver,)
     max_epochs = None
 

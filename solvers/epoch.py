@@ -327,6 +327,7 @@ class EpochSolver(Solver):
     """Exact ``consistent`` and ``possible`` for time-indexed knowledge bases (see module doc)."""
 
     name = "epoch"
+    can_count = False
     exact = True
     kinds = KINDS
     max_epochs = None
@@ -372,6 +373,8 @@ class EpochSampler(Solver):
     approximate: ``exact = False``); marginals of the last epoch from them."""
 
     name = "epoch-sample"
+    can_count = False
+    can_sample = True
     exact = False
     kinds = KINDS
     max_epochs = None

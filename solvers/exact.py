@@ -3,7 +3,7 @@
 Counts, per-cell tallies, marginals (as floats or exact fractions), the distribution of the
 card set at one location (the Clue envelope) and exactly uniform samples, all from one
 compiled dynamic programme over classes of interchangeable cards (see
-:mod:`solvers._exact_core`). Compiled plans are cached per ``kb.fingerprint()`` so repeated
+:mod:`solvers.exact_dp`). Compiled plans are cached per ``kb.fingerprint()`` so repeated
 queries on the same knowledge base cost a dictionary lookup.
 """
 
@@ -15,8 +15,8 @@ from fractions import Fraction
 import numpy as np
 
 from deduce.knowledge import KnowledgeBase
-from solvers._exact_core import DEFAULT_LIMIT, Plan, problem_from_kb, solution_counts
 from solvers.base import Solver, Tally
+from solvers.exact_dp import DEFAULT_LIMIT, Plan, problem_from_kb, solution_counts
 
 __all__ = ["ExactSolver"]
 
@@ -31,6 +31,7 @@ class ExactSolver(Solver):
     """
 
     name = "exact"
+    can_sample = True
 
     def __init__(self, limit: int = DEFAULT_LIMIT, cache_size: int = 128, kernels: bool = True) -> None:
         self.limit = int(limit)

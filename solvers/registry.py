@@ -15,14 +15,18 @@ _FACTORIES: dict[str, str | Callable[..., Solver]] = {
     "csp": "solvers.csp:CspSolver",
     "brute": "solvers.brute:BruteSolver",
     "exact": "solvers.exact:ExactSolver",
-    "split": "solvers.mafia_code:SplitSolver",
+    "split": "solvers.split:SplitSolver",
     "sample": "solvers.sample:SampleSolver",
-    "checkpoint": "solvers.checkpoint:CheckpointSolver",
-    "chain": "solvers.crime_hotel:ChainSolver",
-    "epoch": "solvers.epoch_sample:EpochSolver",
-    "epoch-sample": "solvers.epoch_sample:EpochSampler",
+    "tokens": "solvers.tokens:TokenSolver",
+    "chain": "solvers.chain:ChainSolver",
+    "epoch": "solvers.epoch:EpochSolver",
+    "epoch-sample": "solvers.epoch:EpochSampler",
     "auto": "solvers.auto:AutoSolver",
 }
+
+
+#: old names of backends that were renamed after their algorithm
+RENAMED: dict[str, str] = {"checkpoint": "tokens"}
 
 
 def register(name: str, factory: str | Callable[..., Solver]) -> None:
@@ -42,6 +46,8 @@ def get(name: str | Solver, **kwargs: object) -> Solver:
     try:
         factory = _FACTORIES[name]
     except (KeyError, TypeError):
+        if isinstance(name, str) and name in RENAMED:
+            raise UnknownName(f"solver {name!r} is now called {RENAMED[name]!r}") from None
         raise UnknownName(f"unknown solver {name!r}; available: {', '.join(_FACTORIES)}") from None
     if isinstance(factory, str):
         module, _, attr = factory.partition(":")

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from deduce.knowledge import KnowledgeBase
-from solvers._exact_core import DEFAULT_LIMIT, Plan, problem_from_kb, randbelow
 from solvers.base import Solver, Tally
 from solvers.exact import ExactSolver
+from solvers.exact_dp import DEFAULT_LIMIT, Plan, problem_from_kb, randbelow
 
 __all__ = ["SampleSolver", "METHODS"]
 
@@ -34,6 +34,7 @@ class SampleSolver(Solver):
     """Uniform sampler over the consistent worlds of a static knowledge base."""
 
     name = "sample"
+    can_sample = True
 
     def __init__(self, method: str = "dp", limit: int = DEFAULT_LIMIT, cache_size: int = 128) -> None:
         if method not in METHODS:

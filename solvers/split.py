@@ -1,12 +1,12 @@
 """``split``: exact counts for knowledge bases the plain ``exact`` DP finds too wide.
 
 Mafia Code sheets give every player several overlapping ``Count`` constraints (a colour row
-and a letter column crossing on a 6x6 grid). The class DP of :mod:`solvers._exact_core` keeps
+and a letter column crossing on a 6x6 grid). The class DP of :mod:`solvers.exact_dp` keeps
 one bit field per open count, so with a dozen cells per player its states stop fitting the
 62-bit numba kernels and its frontier explodes, although such late knowledge bases often have
 only a few thousand consistent worlds. This backend branches instead: it fixes the location of
 the card shared by the most counts (each branch is propagated by
-:func:`~solvers._exact_core.simplify`, which prunes hard on exact counts) until the DP of a
+:func:`~solvers.exact_dp.simplify`, which prunes hard on exact counts) until the DP of a
 branch is narrow enough, counts each branch with that DP and adds the exact integer results.
 Branches partition the worlds, so totals and per-cell tallies are plain sums.
 
@@ -23,7 +23,8 @@ import numpy as np
 
 from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase
-from solvers._exact_core import (
+from solvers.base import Solver, Tally
+from solvers.exact_dp import (
     DEFAULT_LIMIT,
     Plan,
     Problem,
@@ -32,7 +33,6 @@ from solvers._exact_core import (
     simplify,
     solution_counts,
 )
-from solvers.base import Solver, Tally
 
 __all__ = ["SplitSolver"]
 
@@ -107,6 +107,7 @@ class SplitSolver(Solver):
     """
 
     name = "split"
+    can_sample = True
 
     def __init__(
         self,

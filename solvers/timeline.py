@@ -23,9 +23,9 @@ cohorts must be entirely in hands (the deck holds only the newest cohort). A han
 without the all-special redraw is counted as all hands minus those forced all special.
 
 The integers are exact and equal the ``chain`` and ``cpsat`` counts of
-:func:`deduce.games.alibi_adlung_history.timed_knowledge` (property tests; ``brute`` cannot
+:func:`deduce.games.alibi_adlung.history.timed_knowledge` (property tests; ``brute`` cannot
 enumerate a knowledge base of many epochs). The counter reads a
-:class:`~deduce.games.alibi_adlung_history.Timeline` (duck-typed: no game is imported).
+:class:`~deduce.games.alibi_adlung.history.Timeline` (duck-typed: no game is imported).
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
-"""``checkpoint``: exact enumeration for knowledge bases made of two-faced tokens.
+"""``tokens``: exact enumeration for knowledge bases made of two-faced tokens.
 
 Built for Checkpoint Charlie (RULES.md §3E) but it reads only the knowledge base, never the
-game: cards are token faces grouped by the card attribute ``feature``; the location ``down``
-holds every face of each token but one (``Count(group, down, size - 1)``); every other location
+game or a location's name: cards are token faces grouped by the card attribute ``feature``; one
+location (the face-down side) holds every face of each token but one (``Count(group, loc,
+size - 1)`` for every group, which is how the solver finds it); every other location
 has an exact capacity (``Count(all cards, loc, k)``) and the capacities add up to the number of
 tokens. The worlds with that shape are few (at most 5! x 2^5 = 3840 for five tokens), so the
 backend lists them once per shape as one integer array and filters it with every constraint,
 vectorised. Answers are exact: counts, tallies, possible cells, the card set at one location
-(``solution_counts(kb, "down")`` is the distribution of the chief's complement).
+(in Checkpoint Charlie, ``solution_counts`` of the face-down location is the distribution of the
+chief's complement).
 
 A general backend could answer the same knowledge bases (they use only ``At``, ``NotAt``,
 ``AtLeastOne`` and ``Count``); this one exists because it is about a thousand times faster,
@@ -27,9 +29,8 @@ from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.base import EnumeratingSolver, Tally
 
-__all__ = ["CheckpointSolver", "token_shape", "holds_all"]
+__all__ = ["TokenSolver", "token_shape", "holds_all"]
 
-DOWN = "down"
 Shape = tuple[tuple[tuple[int, ...], ...], int, tuple[tuple[int, int], ...]]
 
 
@@ -37,40 +38,40 @@ def token_shape(kb: KnowledgeBase) -> Shape:
     """``(groups, down, capacities)`` of a token knowledge base, or :class:`NotSupported`.
 
     ``groups`` are the card ids of each token (by the ``feature`` attribute), ``down`` is the
-    index of the ``down`` location, ``capacities`` are ``(location, k)`` for every other
+    index of the location that holds all faces of each token but one, ``capacities`` are ``(location, k)`` for every other
     location, read from the exact ``Count`` constraints over all cards.
     """
     if kb.epochs != 1:
-        raise NotSupported("checkpoint: only single-epoch knowledge bases")
+        raise NotSupported("tokens: only single-epoch knowledge bases")
     by_feature: dict[object, list[int]] = {}
     for card in kb.deck:
         feature = card.attribute("feature")
         if feature is None:
-            raise NotSupported(f"checkpoint: card {card.name!r} has no 'feature' attribute")
+            raise NotSupported(f"tokens: card {card.name!r} has no 'feature' attribute")
         by_feature.setdefault(feature, []).append(card.id)
     groups = tuple(tuple(sorted(g)) for g in by_feature.values())
-    try:
-        down = kb.loc(DOWN)
-    except KeyError:
-        raise NotSupported("checkpoint: the knowledge base has no 'down' location") from None
     everything = tuple(range(kb.num_cards))
+    all_but_one: dict[int, set[tuple[int, ...]]] = {}
+    exact = [c for c in kb.constraints if isinstance(c, Count) and c.op is Op.EQ]
+    for c in exact:
+        if c.cards in groups and c.n == len(c.cards) - 1:
+            all_but_one.setdefault(c.loc, set()).add(c.cards)
+    downs = [z for z, rules in all_but_one.items() if rules == set(groups)]
+    if len(downs) != 1:
+        raise NotSupported("tokens: no single location holds every face of each token but one "
+                           "(Count(its faces, loc, size - 1) for every token)")
+    down = downs[0]
     caps: dict[int, int] = {}
-    down_rules: set[tuple[int, ...]] = set()
-    for c in kb.constraints:
-        if isinstance(c, Count) and c.op is Op.EQ:
-            if c.cards == everything and c.loc != down:
-                if caps.get(c.loc, c.n) != c.n:
-                    raise NotSupported("checkpoint: two different capacities for one location")
-                caps[c.loc] = c.n
-            elif c.loc == down and c.cards in groups and c.n == len(c.cards) - 1:
-                down_rules.add(c.cards)
-    if down_rules != set(groups):
-        raise NotSupported("checkpoint: every token needs Count(its faces, down, size - 1)")
+    for c in exact:
+        if c.cards == everything and c.loc != down:
+            if caps.get(c.loc, c.n) != c.n:
+                raise NotSupported("tokens: two different capacities for one location")
+            caps[c.loc] = c.n
     missing = [kb.locations[z] for z in range(kb.num_locations) if z != down and z not in caps]
     if missing:
-        raise NotSupported(f"checkpoint: no exact capacity for location(s) {', '.join(missing)}")
+        raise NotSupported(f"tokens: no exact capacity for location(s) {', '.join(missing)}")
     if sum(caps.values()) != len(groups):
-        raise NotSupported("checkpoint: the capacities do not add up to the number of tokens")
+        raise NotSupported("tokens: the capacities do not add up to the number of tokens")
     return groups, down, tuple(sorted(caps.items()))
 
 
@@ -108,14 +109,15 @@ def holds_all(worlds: np.ndarray, constraints: tuple[Constraint, ...]) -> np.nda
                 both &= worlds[:, card] == z
             ok &= ~both
         else:  # check_supported prevents this
-            raise NotSupported(f"checkpoint: constraint kind {c.kind} is not supported")
+            raise NotSupported(f"tokens: constraint kind {c.kind} is not supported")
     return ok
 
 
-class CheckpointSolver(EnumeratingSolver):
+class TokenSolver(EnumeratingSolver):
     """Exact answers for token knowledge bases by filtering the (small) list of shaped worlds."""
 
-    name = "checkpoint"
+    name = "tokens"
+    can_sample = True
 
     def __init__(self, limit: int = 200_000, cache_size: int = 64) -> None:
         super().__init__(limit)
@@ -148,7 +150,7 @@ class CheckpointSolver(EnumeratingSolver):
             slots = [k for _, k in caps]
             size = int(np.prod([len(g) for g in groups])) * _multinomial(slots)
             if size > self.limit:
-                raise TooLarge(f"checkpoint: {size} shaped worlds exceed the limit {self.limit}")
+                raise TooLarge(f"tokens: {size} shaped worlds exceed the limit {self.limit}")
             universe = _universe(shape, kb.num_cards)
             self._universes[shape] = universe
         worlds = universe[holds_all(universe, kb.constraints)]

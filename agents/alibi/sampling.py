@@ -1,8 +1,8 @@
-"""Alibi (Mayfair 1992) agents: ``solver`` (sampled worlds: information-gain questions,
-expected-score accusations and sheets, leak-aware passing) and ``solver-randq`` (the same
+"""Alibi (Mayfair 1992) agents: ``sampling`` (sampled worlds: information-gain questions,
+expected-score accusations and sheets, leak-aware passing) and ``sampling-randq`` (the same
 decisions except that it asks random questions: the ablation that isolates question choice).
 
-Probabilities come from :class:`solvers.epoch_sample.EpochSampler` (approximate, uniform over
+Probabilities come from :class:`solvers.epoch.EpochSampler` (approximate, uniform over
 worlds consistent with the agent's knowledge base). Information is public in Alibi (everyone
 hears every answer), so question choice maximises information about the box for the asker,
 which is also what its opponents learn; the asker's edge is that it chooses first and acts
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from deduce.games.alibi import (
+from deduce.games.alibi.rules import (
     Accuse,
     AlibiGame,
     AlibiObservation,
@@ -31,7 +31,7 @@ from deduce.games.alibi import (
 )
 from deduce.games.base import Action, Observation
 
-__all__ = ["SolverAgent", "RandomQuestionAgent", "best_sheet", "questions_of", "QuestionAdvice", "recommend_question", "AGENTS"]
+__all__ = ["SamplingAgent", "RandomQuestionAgent", "best_sheet", "questions_of", "QuestionAdvice", "recommend_question"]
 
 
 def _mi(answers: np.ndarray, labels: np.ndarray, n_labels: int) -> float:
@@ -87,10 +87,10 @@ def best_sheet(game: AlibiGame, p_set: list[np.ndarray], p_card: list[np.ndarray
     return best
 
 
-class SolverAgent(Agent):
+class SamplingAgent(Agent):
     """Samples consistent worlds and decides by expected information and expected score."""
 
-    name = "solver"
+    name = "sampling"
 
     def __init__(
         self,
@@ -109,7 +109,7 @@ class SolverAgent(Agent):
         self.n_samples = int(samples)
         self.questions = questions
         self.wait_cost = float(wait_cost)
-        from solvers.epoch_sample import EpochSampler
+        from solvers.epoch import EpochSampler
 
         self.sampler = EpochSampler(chains=chains, burn_in=burn_in, thin=thin, samples=samples)
         self._cache: tuple[int, np.ndarray] | None = None
@@ -317,10 +317,10 @@ class SolverAgent(Agent):
         return PassCard(min(hand, key=keep))
 
 
-class RandomQuestionAgent(SolverAgent):
-    """The solver agent with random questions (accusations, sheets, passes, melds unchanged)."""
+class RandomQuestionAgent(SamplingAgent):
+    """The sampling agent with random questions (accusations, sheets, passes, melds unchanged)."""
 
-    name = "solver-randq"
+    name = "sampling-randq"
 
     def __init__(self, **params: Any) -> None:
         params["questions"] = "random"
@@ -335,7 +335,7 @@ def questions_of(game: AlibiGame, asker: int) -> list[Ask]:
 
 @dataclass(frozen=True)
 class QuestionAdvice:
-    """The question the ``solver`` agent would ask and its expected information about the box
+    """The question the ``sampling`` agent would ask and its expected information about the box
     (bits, estimated from ``worlds`` sampled deals: approximate)."""
 
     question: Ask
@@ -344,13 +344,13 @@ class QuestionAdvice:
 
 
 def recommend_question(game: AlibiGame, obs: AlibiObservation, seed: int = 0, **params: Any) -> QuestionAdvice | None:
-    """The question :class:`SolverAgent` (with ``params``, seeded with ``seed``) asks in
+    """The question :class:`SamplingAgent` (with ``params``, seeded with ``seed``) asks in
     ``obs.player``'s seat on this view, scored exactly as the agent scores it; ``None`` for a
     spectator or when no sampled deal fits the view. The agent's choice in the same seat, from
     the same seed and view, is this question (unless it accuses instead)."""
     if obs.player is None:
         return None
-    agent = SolverAgent(**params)
+    agent = SamplingAgent(**params)
     agent.reset(game, obs.player, seed)
     worlds = agent.worlds(obs)
     if len(worlds) == 0:
@@ -358,6 +358,3 @@ def recommend_question(game: AlibiGame, obs: AlibiObservation, seed: int = 0, **
     _, _, labels = agent.box_beliefs(worlds)
     question, bits, _ = agent.scored_question(obs, worlds, labels, questions_of(game, obs.player))
     return QuestionAdvice(question, bits, len(worlds))
-
-
-AGENTS = {"solver": SolverAgent, "solver-randq": RandomQuestionAgent}

@@ -22,8 +22,8 @@ The value model, in short (see :meth:`CountingAgent.value`):
 These probabilities are a heuristic model on top of exact counts for the knowledge base (which
 is itself a sound relaxation of the posterior after voids): approximate, not exact. The card
 marginals themselves are the exact posterior (``exact_time=True``, the default: the
-time-indexed knowledge of :mod:`deduce.games.alibi_adlung_history`, counted by
-``solvers.alibi_adlung``, as fast as the static model); ``exact_time=False`` uses ``solver``
+time-indexed knowledge of :mod:`deduce.games.alibi_adlung.history`, counted by
+``solvers.timeline``, as fast as the static model); ``exact_time=False`` uses ``solver``
 on the static relaxation (``cohorts=False``: without the reshuffle facts, the agent before).
 """
 
@@ -38,7 +38,7 @@ import numpy as np
 from agents.base import Agent
 from agents.random_agent import RandomAgent
 from deduce.errors import NotSupported, TooLarge
-from deduce.games.alibi_adlung import (
+from deduce.games.alibi_adlung.rules import (
     AlibiAdlungGame,
     AlibiAdlungObservation,
     Decline,
@@ -54,7 +54,7 @@ from deduce.games.alibi_adlung import (
 )
 from deduce.games.base import Action, Observation
 
-__all__ = ["CountingAgent", "RandomAgent", "AGENTS", "Position"]
+__all__ = ["CountingAgent", "RandomAgent", "Position"]
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class CountingAgent(Agent):
         self.swap_margin = float(swap_margin)
         self.solver_name = solver
         #: True (default): exact posterior marginals of the time-indexed knowledge
-        #: (solvers.alibi_adlung); False: ``solver`` on the static relaxation.
+        #: (solvers.timeline); False: ``solver`` on the static relaxation.
         self.exact_time = bool(exact_time)
         #: the static knowledge base knows which hidden cards cannot be in a reshuffled deck.
         self.cohorts = bool(cohorts)
@@ -137,8 +137,8 @@ class CountingAgent(Agent):
         game = self.game
         assert isinstance(game, AlibiAdlungGame)
         if self.exact_time:
-            from deduce.games.alibi_adlung_history import timeline
-            from solvers.alibi_adlung import AdlungCounter
+            from deduce.games.alibi_adlung.history import timeline
+            from solvers.timeline import AdlungCounter
 
             if self._counter is None:
                 self._counter = AdlungCounter()
@@ -444,6 +444,3 @@ class CountingAgent(Agent):
         if draw - values[worst] > self.swap_margin and Exchange((worst,)) in legal:
             return Exchange((worst,))
         return Pass()
-
-
-AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "counting": CountingAgent}

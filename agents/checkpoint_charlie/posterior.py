@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.base import Agent
 from deduce.games.base import Action, Observation
-from deduce.games.checkpoint_charlie import (
+from deduce.games.checkpoint_charlie.rules import (
     DOWN,
     NUM_CATS,
     NUM_FEATURES,
@@ -32,7 +32,7 @@ from deduce.games.checkpoint_charlie import (
     RoundStarted,
     face,
 )
-from solvers.checkpoint import CheckpointSolver
+from solvers.tokens import TokenSolver
 
 __all__ = [
     "Posterior",
@@ -42,7 +42,6 @@ __all__ = [
     "CheckpointAgent",
     "BayesianAgent",
     "PatientAgent",
-    "AGENTS",
 ]
 
 _CATS = np.arange(NUM_CATS)
@@ -71,9 +70,9 @@ class Posterior:
 
 
 def posterior(game: CheckpointCharlieGame, obs: CheckpointCharlieObservation,
-              solver: CheckpointSolver | None = None) -> Posterior:
+              solver: TokenSolver | None = None) -> Posterior:
     """The observing player's exact posterior for the current round."""
-    solver = solver or CheckpointSolver()
+    solver = solver or TokenSolver()
     kb = game.knowledge(obs)
     worlds = solver.world_array(kb)
     down = kb.loc(DOWN)
@@ -141,7 +140,7 @@ class CheckpointAgent(Agent):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
-        self._solver = CheckpointSolver()
+        self._solver = TokenSolver()
         self._cache: tuple[tuple[int, int], Posterior] | None = None
 
     def posterior(self, obs: CheckpointCharlieObservation) -> Posterior:
@@ -291,6 +290,3 @@ class BayesianAgent(CheckpointAgent):
                 steal = float(post.p_chief[best]) if self.steal is None else self.steal
                 wait = (1 - first) * e_next + first * (steal * e_next_stolen + (1 - steal) * e_next)
         return best if now[best] >= wait - 1e-9 else None
-
-
-AGENTS = {"bayesian": BayesianAgent, "patient": PatientAgent}

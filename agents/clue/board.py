@@ -6,7 +6,7 @@ board-blind agent, which still does the deduction and chooses suspect and weapon
 * ``target`` policy (movement-aware): ask the inner agent where it would suggest if it could
   suggest anywhere, and head for that room (secret passages included);
 * ``value`` policy (movement-aware planner): score every suggestion in every room by its exact
-  expected information gain (:func:`solvers.infogain.score_questions`, what ``infogain``
+  expected information gain (:func:`agents.clue.questions.score_questions`, what ``infogain``
   maximises), value each room by its best suggestion, discounted by ``discount`` per extra turn
   the token expects to need to get there (shortest paths round occupied squares, the dice's
   distribution, secret passages and staying after being dragged included), and head for the
@@ -32,7 +32,8 @@ import numpy as np
 
 from agents.base import Agent
 from deduce.games.base import Action, Game, Observation
-from deduce.games.clue import (
+from deduce.games.clue.intrigue import Decline, UseAnyRoom
+from deduce.games.clue.rules import (
     ENVELOPE,
     Accuse,
     ClueGame,
@@ -44,7 +45,6 @@ from deduce.games.clue import (
     Suggest,
     ViewExtra,
 )
-from deduce.games.clue_intrigue import Decline, UseAnyRoom
 
 __all__ = [
     "BoardAgent",
@@ -55,7 +55,6 @@ __all__ = [
     "InfogainNearestAgent",
     "InfogainPlannerAgent",
     "expected_turns",
-    "AGENTS",
 ]
 
 POLICIES = ("nearest", "target", "value")
@@ -111,14 +110,9 @@ class BoardAgent(Agent):
         self._limit = int(inner_params.get("limit") or 0) or None
         self._values: tuple[int, dict[int, float], dict[tuple[int, ...], float]] | None = None
         self._turns: list[float] = []
-        from agents.clue import AGENTS as CLUE_AGENTS
+        from agents.registry import get  # lazy: the registry builds this module's agents
 
-        if self.inner_name in CLUE_AGENTS:  # the common case, without loading every agent module
-            self.inner: Agent = CLUE_AGENTS[self.inner_name](**inner_params)
-        else:
-            import agents
-
-            self.inner = agents.get(self.inner_name, game="clue", **inner_params)
+        self.inner: Agent = get(self.inner_name, game="clue", **inner_params)
         #: the room this agent is heading for (a board place), once chosen this turn
         self.target: int | None = None
 
@@ -188,7 +182,7 @@ class BoardAgent(Agent):
         choice = self.inner.act(obs)
         if Decline() not in legal or not isinstance(choice, Show) or obs.to_refute is None:
             return choice
-        from agents.clue import shown_to
+        from agents.clue.deduction import shown_to
 
         seen = shown_to(obs, obs.to_refute[0]).get(obs.player, set())  # type: ignore[arg-type]
         return choice if choice.card in seen else Decline()
@@ -219,7 +213,7 @@ class BoardAgent(Agent):
             return False
         if not getattr(self.inner, "views_extra", True):
             return False
-        from agents.clue import win_chance_after_viewing_extra
+        from agents.clue.deduction import win_chance_after_viewing_extra
 
         chance = win_chance_after_viewing_extra(game, dataclasses.replace(obs, legal_actions=(ViewExtra(),)))
         return chance >= float(getattr(self.inner, "view_extra_threshold", 1.0))
@@ -302,9 +296,9 @@ class BoardAgent(Agent):
         key = len(obs.events)
         if self._values is not None and self._values[0] == key:
             return self._values[1], self._values[2]
-        from agents.clue import shown_to
-        from solvers._exact_core import DEFAULT_LIMIT
-        from solvers.infogain import score_questions
+        from agents.clue.deduction import shown_to
+        from agents.clue.questions import score_questions
+        from solvers.exact_dp import DEFAULT_LIMIT
 
         game = self.game
         assert isinstance(game, ClueGame) and game.board is not None and obs.player is not None
@@ -456,13 +450,3 @@ class InfogainPlannerAgent(BoardAgent):
     name = "infogain-planner-board"
     default_inner = "infogain"
     default_policy = "value"
-
-
-AGENTS: dict[str, type[Agent]] = {
-    "notebook-board": NotebookBoardAgent,
-    "deductive-board": DeductiveBoardAgent,
-    "deductive-target": DeductiveTargetAgent,
-    "infogain-board": InfogainBoardAgent,
-    "infogain-nearest-board": InfogainNearestAgent,
-    "infogain-planner-board": InfogainPlannerAgent,
-}

@@ -12,7 +12,7 @@ import numpy as np
 
 from agents.base import Agent
 from deduce.games.base import Action, Observation
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     ENVELOPE,
     Accuse,
     ClueGame,
@@ -46,7 +46,7 @@ __all__ = [
 
 def refute_repeat_random(agent: Agent, obs: ClueObservation) -> Action:
     """Show a card this suggester has already seen from us if possible, else a random one
-    (RULES.md §5C default refutation policy; ``agents.clue_search.refute`` with
+    (RULES.md §5C default refutation policy; ``agents.clue.lookahead.refute`` with
     ``"repeat-random"`` is the same policy, drawing from the generator in another order, so the
     rules agents keep this one and their seeded games stay as they were)."""
     assert obs.to_refute is not None
@@ -202,8 +202,8 @@ class DeductiveAgent(_ClueAgent):
 def win_chance_after_viewing_extra(game: Any, obs: ClueObservation, limit: int | None = None) -> float:
     """P(the most likely envelope given the leftover pile is right), exactly, from ``obs``'s
     knowledge; 0 when the pile cannot be viewed now or the joint is too large to list."""
-    from solvers._exact_core import DEFAULT_LIMIT
-    from solvers.infogain import joint_sets
+    from agents.clue.questions import joint_sets
+    from solvers.exact_dp import DEFAULT_LIMIT
 
     if not any(isinstance(a, ViewExtra) for a in obs.legal_actions):
         return 0.0
@@ -253,7 +253,7 @@ class InfogainAgent(Agent):
     ``leak_weight`` w > 0 scores I(envelope; answer) - w I(envelope; who refuted) instead: who
     refuted is public, so that part of the gain helps every opponent as much.
     ``refute="leak-least"`` refutes with the card that lowers the asker's known envelope entropy
-    least (:func:`agents.clue_search.least_leaking`) instead of the rules' default. With chance
+    least (:func:`agents.clue.lookahead.least_leaking`) instead of the rules' default. With chance
     ``bluff`` per suggestion it asks the most informative suggestion naming one of its own cards
     (others then learn less from who could not refute it). ``deadline`` (seconds, default None:
     score every suggestion) makes scoring anytime: classes of suggestions most promising first,
@@ -299,19 +299,19 @@ class InfogainAgent(Agent):
             gamble=gamble, min_gamble=min_gamble, measure=measure, refute=refute, bluff=bluff, deadline=deadline,
             limit=limit, **params
         )
-        from solvers._exact_core import DEFAULT_LIMIT
+        from solvers.exact_dp import DEFAULT_LIMIT
 
         self.accuse_threshold = float(accuse_threshold)
         self.view_extra_threshold = float(view_extra_threshold)
         self.leak_weight = float(leak_weight)
         self.gamble = bool(gamble)
         self.min_gamble = None if min_gamble is None else float(min_gamble)
-        from solvers.infogain import MEASURES
+        from agents.clue.questions import MEASURES
 
         if measure not in MEASURES:
             raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
         self.measure = measure
-        from agents.clue_search import REFUTE_POLICIES
+        from agents.clue.lookahead import REFUTE_POLICIES
 
         if refute not in REFUTE_POLICIES:
             raise ValueError(f"unknown refute policy {refute!r}: one of {', '.join(REFUTE_POLICIES)}")
@@ -343,7 +343,7 @@ class InfogainAgent(Agent):
 
     def envelope_distribution(self, obs: ClueObservation) -> dict[tuple[int, ...], int]:
         """Exact number of consistent worlds per envelope triple, from this agent's knowledge."""
-        from solvers.infogain import joint_sets
+        from agents.clue.questions import joint_sets
 
         kb = self.game.knowledge(obs)  # type: ignore[union-attr]
         got = joint_sets(kb, [kb.loc(ENVELOPE)], self.limit, max_items=10**7)
@@ -360,7 +360,7 @@ class InfogainAgent(Agent):
         if obs.to_refute is not None:
             if self.refute == "repeat-random":
                 return refute_repeat_random(self, obs)
-            from agents.clue_search import refute
+            from agents.clue.lookahead import refute
 
             return refute(self.game, obs, self.refute, self.rng, self.limit)
         dist = self.envelope_distribution(obs)
@@ -389,14 +389,14 @@ class InfogainAgent(Agent):
         leak_weight: float = 0.0,
     ) -> dict[tuple[int, ...], float]:
         """Every option's score; with a ``deadline``, anytime: symmetry classes most promising
-        first (``agents.clue_search.suggestion_classes``), a batch at a time, until the deadline
+        first (``agents.clue.lookahead.suggestion_classes``), a batch at a time, until the deadline
         (at least one batch), so only the options scored are returned."""
-        from solvers.infogain import score_questions
+        from agents.clue.questions import score_questions
 
         env = kb.loc(ENVELOPE)
         if self.deadline is None:
             return score_questions(kb, env, options, responders, shown, self.limit, leak_weight, self.measure)
-        from agents.clue_search import suggestion_classes
+        from agents.clue.lookahead import suggestion_classes
         from solvers.exact import ExactSolver
 
         start = self.clock()
@@ -418,7 +418,7 @@ class InfogainAgent(Agent):
     def waiting_value(self, obs: ClueObservation, p: float) -> float:
         """The mirror model's chance of winning by ending the turn with best accusation
         chance ``p`` (see the class docstring)."""
-        from solvers.infogain import certainty_chance
+        from agents.clue.questions import certainty_chance
 
         kb = self.game.knowledge(obs)  # type: ignore[union-attr]
         me = obs.player
@@ -476,6 +476,3 @@ class RacerAgent(InfogainAgent):
         self, measure: str = "accuracy", leak_weight: float = 0.5, refute: str = "leak-least", **params: Any
     ) -> None:
         super().__init__(measure=measure, leak_weight=leak_weight, refute=refute, **params)
-
-
-AGENTS = {"notebook": NotebookAgent, "deductive": DeductiveAgent, "infogain": InfogainAgent, "racer": RacerAgent}

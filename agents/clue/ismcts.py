@@ -5,7 +5,7 @@ The tree is built over this agent's own information sets only; the hidden cards 
 never from the true state.
 
 - **Start of a turn.** Root actions are a *candidate set*, not all 324 suggestions: the
-  ``top_k`` best by exact expected information gain (``solvers.infogain``) among the symmetry
+  ``top_k`` best by exact expected information gain (``agents.clue.questions``) among the symmetry
   classes scored within ``score_share`` of the search budget (most promising classes first,
   as the lookahead agent orders them); their gains, normalised, are the PUCT priors. Each
   iteration samples a world, picks a suggestion by PUCT, and lets the world answer it (the
@@ -22,7 +22,7 @@ never from the true state.
   envelope. Otherwise ``gambles_by`` decides, never on a chance (looking at the pile first when
   allowed) below ``min_gamble`` (default one over the number of opponents, as ``infogain``):
   ``"mirror"`` (default) gambles exactly when ``infogain`` would, when the chance beats the
-  value of waiting a lap in its mirror race model (``agents.clue.InfogainAgent.waiting_value``,
+  value of waiting a lap in its mirror race model (``agents.clue.deduction.InfogainAgent.waiting_value``,
   from the exact chance that the next best question settles the envelope); ``"rollouts"``
   when it beats the chance of winning by going on estimated with rollouts until the deadline;
   ``"both"`` only when both say so. Timing gambles decides most games at 4 and 6 players,
@@ -38,7 +38,7 @@ never from the true state.
   An opponent's starting notebook is rebuilt from the public record and the world (which card
   it was shown, when this agent did not see it, is drawn from the world). A rollout that
   reaches ``horizon`` laps without a winner scores 1/(players still in) if this agent is.
-- **Refuting** uses the lookahead agent's leak-least policy (``agents.clue_search.refute``).
+- **Refuting** uses the lookahead agent's leak-least policy (``agents.clue.lookahead.refute``).
 
 Every decision honours ``deadline`` seconds (``budget`` of it for search; the best answer
 so far is returned), or stops after ``iterations`` iterations when that is set (reproducible
@@ -57,11 +57,11 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.clue import InfogainAgent
-from agents.clue_search import REFUTE_POLICIES, refute, suggestion_classes
+from agents.clue.deduction import InfogainAgent
+from agents.clue.lookahead import REFUTE_POLICIES, refute, suggestion_classes
 from deduce.constraints import At, Constraint, NotAt
 from deduce.games.base import Action, Observation
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     ENVELOPE,
     EXTRA,
     Accuse,
@@ -77,7 +77,7 @@ from deduce.games.clue import (
 )
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["ISMCTSAgent", "AGENTS", "GAMBLE_POLICIES", "Notebook", "Race", "SearchRecord"]
+__all__ = ["ISMCTSAgent", "GAMBLE_POLICIES", "Notebook", "Race", "SearchRecord"]
 
 #: who decides a gamble after the suggestion: infogain's mirror race model, rollouts, or both
 GAMBLE_POLICIES = ("mirror", "rollouts", "both")
@@ -369,8 +369,8 @@ class ISMCTSAgent(Agent):
     leftover pile before a gamble when allowed); ``horizon`` rollout laps; ``rollout_gamble``
     the number of envelope candidates at or below which rollout players gamble (0: never);
     ``refute`` one of
-    ``agents.clue_search.REFUTE_POLICIES``; ``measure`` what its candidate suggestions and its
-    mirror race model's next question are scored by (``solvers.infogain.MEASURES``).
+    ``agents.clue.lookahead.REFUTE_POLICIES``; ``measure`` what its candidate suggestions and its
+    mirror race model's next question are scored by (``agents.clue.questions.MEASURES``).
     """
 
     name = "ismcts"
@@ -403,13 +403,13 @@ class ISMCTSAgent(Agent):
             rollout_gamble=rollout_gamble, refute=refute, measure=measure,
             limit=limit, **params,
         )
-        from solvers._exact_core import DEFAULT_LIMIT
+        from solvers.exact_dp import DEFAULT_LIMIT
 
         if gambles_by not in GAMBLE_POLICIES:
             raise ValueError(f"ismcts: gambles_by must be one of {GAMBLE_POLICIES}, not {gambles_by!r}")
         if refute not in REFUTE_POLICIES:
             raise ValueError(f"ismcts: refute must be one of {REFUTE_POLICIES}, not {refute!r}")
-        from solvers.infogain import MEASURES
+        from agents.clue.questions import MEASURES
 
         if measure not in MEASURES:
             raise ValueError(f"ismcts: measure must be one of {MEASURES}, not {measure!r}")
@@ -474,7 +474,7 @@ class ISMCTSAgent(Agent):
     def _gamble_value(self, kb: KnowledgeBase, viewable: bool) -> tuple[float, float, tuple[int, ...]]:
         """(chance the best accusation now is right, chance after looking at the pile, that
         accusation), exactly."""
-        from solvers.infogain import joint_sets
+        from agents.clue.questions import joint_sets
 
         env = kb.loc(ENVELOPE)
         got = None
@@ -587,8 +587,8 @@ class ISMCTSAgent(Agent):
 
     def _search(self, obs: ClueObservation, kb: KnowledgeBase, t0: float, stop: float) -> Action:
         """Candidates scored anytime, then PUCT over them with answers drawn from determinisations."""
-        from agents.clue import shown_to
-        from solvers.infogain import score_questions
+        from agents.clue.deduction import shown_to
+        from agents.clue.questions import score_questions
 
         me = obs.player
         assert me is not None

@@ -40,7 +40,7 @@ import numpy as np
 from agents.base import Agent
 from deduce.constraints import At, AtLeastOne, Constraint, NotAt
 from deduce.games.base import Action, Observation
-from deduce.games.clue import (
+from deduce.games.clue.rules import (
     ENVELOPE,
     EXTRA,
     Accusation,
@@ -60,7 +60,6 @@ from deduce.knowledge import KnowledgeBase
 
 __all__ = [
     "LookaheadAgent",
-    "AGENTS",
     "grouped_entropy",
     "answer_values",
     "opponent_view",
@@ -91,7 +90,7 @@ def answer_values(
 ) -> list[tuple[float, float, float]]:
     """Per possible answer to suggesting ``cards``: (probability, best accusation chance,
     envelope entropy after it), all from exact counts."""
-    from solvers.infogain import outcomes
+    from agents.clue.questions import outcomes
 
     o = outcomes(kb, env, cards, responders, preferred, limit)
     out = []
@@ -182,8 +181,8 @@ def suggestion_classes(
     """``options`` grouped by symmetry class (equal information, equal race value), most
     promising first (the most uncertain, most envelope-likely cards; ties by ``rng``): the
     order in which anytime scorers spend their deadline."""
-    from solvers._exact_core import problem_from_kb
-    from solvers.infogain import card_classes
+    from agents.clue.questions import card_classes
+    from solvers.exact_dp import problem_from_kb
 
     env = kb.loc(ENVELOPE)
     sig = card_classes(problem_from_kb(kb), preferred)
@@ -205,7 +204,7 @@ def suggestion_classes(
 
 
 def _envelope_counts(kb: KnowledgeBase, limit: int) -> dict[tuple[int, ...], int]:
-    from solvers.infogain import joint_sets
+    from agents.clue.questions import joint_sets
 
     got = joint_sets(kb, [kb.loc(ENVELOPE)], limit, max_items=10**7)
     assert got is not None
@@ -213,7 +212,7 @@ def _envelope_counts(kb: KnowledgeBase, limit: int) -> dict[tuple[int, ...], int
 
 
 def _entropy(counts: Iterable[int]) -> float:
-    from solvers.infogain import entropy_bits
+    from agents.clue.questions import entropy_bits
 
     return entropy_bits(counts)
 
@@ -255,7 +254,7 @@ class LookaheadAgent(Agent):
             deadline=deadline, rate=rate, sharpness=sharpness, min_gamble=min_gamble, samples=samples, gamble=gamble, view_extra=view_extra,
             refute=refute, bluff=bluff, objective=objective, limit=limit, **params,
         )
-        from solvers._exact_core import DEFAULT_LIMIT
+        from solvers.exact_dp import DEFAULT_LIMIT
 
         if refute not in REFUTE_POLICIES:
             raise ValueError(f"refute must be one of {REFUTE_POLICIES}, not {refute!r}")
@@ -364,7 +363,7 @@ class LookaheadAgent(Agent):
         return self.suggest(obs, kb, stop), "suggest"
 
     def _chance_after_viewing(self, kb: KnowledgeBase) -> float:
-        from solvers.infogain import joint_sets
+        from agents.clue.questions import joint_sets
 
         got = joint_sets(kb, [kb.loc(ENVELOPE), kb.loc(EXTRA)], self.limit, max_items=5_000)
         if not got:  # None: too many combinations to list within the deadline
@@ -456,5 +455,5 @@ def least_leaking(
     return ties[int(rng.integers(len(ties)))]
 
 
-#: this module's Clue agents by name (merged into agents.clue's registry later).
+#: this module's Clue agents by name (merged into agents.clue.deduction's registry later).
 AGENTS: dict[str, type[Agent]] = {"lookahead": LookaheadAgent}

@@ -9,7 +9,7 @@ The gain is ``H(X) - E_answer[H(X | answer)]`` where ``X`` is the set of cards a
 
 Everything comes from one pass of the exact counter per question: the DP records, in its
 final states, where each unknown named card went and how many cards of each class of
-interchangeable cards went to ``loc`` (:meth:`solvers._exact_core.Plan.tracked`); subsets of
+interchangeable cards went to ``loc`` (:meth:`solvers.exact_dp.Plan.tracked`); subsets of
 a class are equally likely by symmetry, so the entropies need no enumeration of ``X``.
 Questions whose named cards are pairwise interchangeable with another question's (same
 symmetry class per slot) have the same score and are counted once.
@@ -26,7 +26,7 @@ from math import comb, log2
 import numpy as np
 
 from deduce.knowledge import KnowledgeBase
-from solvers._exact_core import DEFAULT_LIMIT, Plan, Problem, problem_from_kb, simplify
+from solvers.exact_dp import DEFAULT_LIMIT, Plan, Problem, problem_from_kb, simplify
 
 __all__ = [
     "MEASURES",

@@ -1,6 +1,6 @@
-"""Crime Hotel agents: ``solver`` (expected points from the exact hidden-room marginals).
+"""Crime Hotel agents: ``expected-points`` (expected points from the exact hidden-room marginals).
 
-``random`` is the generic agent. The solver agent:
+``random`` is the generic agent. The expected-points agent:
 
 * **deduces** on the legal guess space with the highest expected points over the exact
   posterior of the hidden room (floor 2·P(floor), end digit 5·P(digit), room 10·P(room), plus
@@ -15,7 +15,7 @@
   about the same, plays the one that leaks least: the room whose lighting helps the table's
   public estimate of the hidden room least.
 
-The posterior comes from :class:`solvers.crime_hotel.ChainSolver` on the player's own
+The posterior comes from :class:`solvers.chain.ChainSolver` on the player's own
 time-indexed knowledge base, cached per observation.
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 from agents.base import Agent
 from deduce.errors import NotSupported
 from deduce.games.base import Action, Observation
-from deduce.games.crime_hotel import (
+from deduce.games.crime_hotel.rules import (
     HIDDEN,
     Bonus,
     Check,
@@ -42,17 +42,17 @@ from deduce.games.crime_hotel import (
     Space,
 )
 
-__all__ = ["SolverAgent", "AGENTS"]
+__all__ = ["ExpectedPointsAgent"]
 
 
-class SolverAgent(Agent):
+class ExpectedPointsAgent(Agent):
     """Expected-points play from exact hidden-room marginals (see the module docstring).
 
     ``leak_weight``: how much a card's help to the table's public estimate counts against it;
     ``samples``: simulated completions of a trick when estimating where a card will rank.
     """
 
-    name = "solver"
+    name = "expected-points"
 
     def __init__(self, leak_weight: float = 0.3, samples: int = 40, **params: Any) -> None:
         super().__init__(leak_weight=leak_weight, samples=samples, **params)
@@ -73,7 +73,7 @@ class SolverAgent(Agent):
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1], self._cache[2]
         if self._solver is None:
-            from solvers.crime_hotel import ChainSolver
+            from solvers.chain import ChainSolver
 
             self._solver = ChainSolver()
         kb = self.g.knowledge(obs)
@@ -325,7 +325,7 @@ class SolverAgent(Agent):
         return hits / self.samples
 
     def _public_cards(self, obs: CrimeHotelObservation) -> set[int]:
-        from deduce.games.crime_hotel import GameStarted, Played
+        from deduce.games.crime_hotel.rules import GameStarted, Played
 
         events = CrimeHotelGame.current_game_events(obs.events)
         out: set[int] = set()
@@ -350,6 +350,3 @@ class SolverAgent(Agent):
             q /= q.sum()
             out[c] = max(self.space_values(q).values()) - base
         return out
-
-
-AGENTS = {"solver": SolverAgent}

@@ -1,9 +1,9 @@
-"""Mafia Code agents: ``facts`` (a careful human's sheet reading) and ``solver`` (exact marginals
+"""Mafia Code agents: ``facts`` (a careful human's sheet reading) and ``guess-chain`` (exact marginals
 and the value of a guess chain).
 
-Both choose among the legal :class:`~deduce.games.mafia_code.Guess` actions (and ``Stop`` where
+Both choose among the legal :class:`~deduce.games.mafia_code.rules.Guess` actions (and ``Stop`` where
 the rules allow it). ``facts`` uses only what is written on the public sheets: X marks, zero
-cells, circled cells, reveals and its own hand. ``solver`` asks an exact counter for
+cells, circled cells, reveals and its own hand. ``guess-chain`` asks an exact counter for
 P(card in a player's hand) given everything it has seen, and values a guess by what it is worth
 with the turn's continuation, its effect on ending the game, and, under the expert rule, the
 points a miss would cost.
@@ -19,10 +19,10 @@ from agents.base import Agent
 from deduce.constraints import At
 from deduce.errors import NotSupported
 from deduce.games.base import Action, Observation
-from deduce.games.mafia_code import Guess, MafiaCodeGame, MafiaCodeObservation, Stop
+from deduce.games.mafia_code.rules import Guess, MafiaCodeGame, MafiaCodeObservation, Stop
 from deduce.knowledge import KnowledgeBase
 
-__all__ = ["FactsAgent", "SolverAgent", "GreedyAgent", "AGENTS", "direct_exclusions", "chain_value"]
+__all__ = ["FactsAgent", "GuessChainAgent", "GreedyAgent", "direct_exclusions", "chain_value"]
 
 
 def direct_exclusions(game: MafiaCodeGame, obs: MafiaCodeObservation) -> np.ndarray:
@@ -115,7 +115,7 @@ class FactsAgent(Agent):
         return pool[int(self.rng.integers(len(pool)))]
 
 
-class SolverAgent(Agent):
+class GuessChainAgent(Agent):
     """Guesses the card worth most given exact marginals P(card in player's hand).
 
     Value of a guess = P(hit) x (1 + value of going on), where going on is valued from the
@@ -136,7 +136,7 @@ class SolverAgent(Agent):
     ``fallbacks`` counts those.
     """
 
-    name = "solver"
+    name = "guess-chain"
 
     def __init__(
         self,
@@ -295,8 +295,8 @@ class SolverAgent(Agent):
         return max(0.0, float(after[:, :seats][mask].max() - before[:, :seats][mask].max()))
 
 
-class GreedyAgent(SolverAgent):
-    """Ablation of ``solver``: the same exact marginals, but always the single most likely card
+class GreedyAgent(GuessChainAgent):
+    """Ablation of ``guess-chain``: the same exact marginals, but always the single most likely card
     (no value of going on), to measure what the chain lookahead is worth."""
 
     name = "greedy"
@@ -309,9 +309,6 @@ def _public_view(obs: MafiaCodeObservation) -> MafiaCodeObservation:
     """The same observation without the private hand (what every player sees)."""
     from dataclasses import replace
 
-    from deduce.games.mafia_code import Dealt
+    from deduce.games.mafia_code.rules import Dealt
 
     return replace(obs, player=None, hand=(), events=tuple(e for e in obs.events if not isinstance(e, Dealt)))
-
-
-AGENTS = {"facts": FactsAgent, "solver": SolverAgent, "greedy": GreedyAgent}

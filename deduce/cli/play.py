@@ -378,7 +378,7 @@ def _build(args: argparse.Namespace) -> HumanGame:
         raise DeduceError(f"--seat must be 0 to {n - 1} for {n} players, not {args.seat}")
     available = agents_mod.available(game.name)
     preferred = ("deductive-board",) if getattr(game, "board", None) is not None else ()
-    preferred += ("deductive", "solver", "counting", "bayesian", "greedy")
+    preferred += ("deductive", "guess-chain", "sampling", "expected-points", "counting", "bayesian")
     default = next((a for a in preferred if a in available), "random")
     names = [a.strip() for a in (args.agents or default).split(",") if a.strip()]
     others = [i for i in range(n) if i != args.seat]

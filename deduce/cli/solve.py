@@ -71,7 +71,7 @@ class _Explainer:
         self.solver = solver
         import solvers
 
-        self.cores = solver if hasattr(solver, "core") else solvers.get("cpsat")
+        self.cores = solver if solver.can_explain else solvers.get("cpsat")
 
     def possible(self, kb: Any) -> Any:
         return self.solver.possible(kb)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import solvers
-from agents.alibi import SolverAgent
+from agents.alibi.sampling import SamplingAgent
 from deduce.apps.assist.session import GameAssistant, adapter_for
 from deduce.games.alibi.rules import Accuse, AlibiGame
 from deduce.logs import export_log, load_log
@@ -112,7 +112,7 @@ def test_the_recommended_question_is_legal_and_the_solver_agents_choice(seed, st
     a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=export_log(game, obs))
     advice = a.adapter.advice(a)
     assert state.why_illegal(advice.question) is None
-    agent = SolverAgent()
+    agent = SamplingAgent()
     agent.reset(game, asker, a.adapter.seed)
     assert agent.act(obs) == advice.question  # the agent asks here rather than accusing
     assert 0 < advice.bits < 4 * np.log2(max(len(c) for c in game.categories)) and advice.worlds == 120
@@ -120,7 +120,7 @@ def test_the_recommended_question_is_legal_and_the_solver_agents_choice(seed, st
     ask = next(line for line in shown.splitlines() if line.startswith("ask: "))
     target = game.config.names[advice.question.target]
     assert ask.startswith(f"ask: {target} how many ") and f"about {advice.bits:.2f} bits expected" in ask
-    assert "(approximate: the solver agent's question, scored on 120 sampled deals)" in ask
+    assert "(approximate: the sampling agent's question, scored on 120 sampled deals)" in ask
     assert a.handle("grid") in shown  # the same view gets the same advice
 
 

@@ -1,6 +1,6 @@
 """Alibi (Adlung) time-indexed knowledge over random games: the real history satisfies every
 player's time-indexed knowledge base at every step, and the dedicated exact counter
-(``solvers.alibi_adlung``) gives the same integers as ``chain`` and ``cpsat`` on that
+(``solvers.timeline``) gives the same integers as ``chain`` and ``cpsat`` on that
 knowledge base (small decks), and a positive probability to the real world on the full deck."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import solvers
 from deduce.errors import TooLarge
 from deduce.games.alibi_adlung.history import timeline, true_history
 from deduce.games.alibi_adlung.rules import AlibiAdlungGame
-from solvers.alibi_adlung import AdlungCounter
+from solvers.timeline import AdlungCounter
 from tests.property.test_alibi_adlung_props import SMALL, random_play
 
 COUNTER = AdlungCounter()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import solvers
 from deduce.games.alibi.rules import Accuse, AlibiGame, AlibiState, Ask, Family
 from deduce.knowledge import propagate
-from solvers.epoch_sample import EpochSolver
+from solvers.epoch import EpochSolver
 
 SMALL = dict(
     suspects=("A", "B"),

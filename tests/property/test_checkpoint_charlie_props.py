@@ -27,9 +27,9 @@ from deduce.games.checkpoint_charlie.rules import (
     chief_from_sides,
     matches,
 )
-from solvers.checkpoint import CheckpointSolver
+from solvers.tokens import TokenSolver
 
-SOLVER = CheckpointSolver()
+SOLVER = TokenSolver()
 
 
 def random_action(state: CheckpointCharlieState, rng: np.random.Generator, arrest_rate: float) -> Action:

@@ -17,7 +17,7 @@ from deduce.games.crime_hotel.rules import (
     HiddenRevealed,
     Played,
 )
-from solvers.crime_hotel import ChainSolver
+from solvers.chain import ChainSolver
 
 CONFIGS = [
     dict(num_players=4),

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import solvers
 from deduce.games.mafia_code.rules import MafiaCodeGame
-from solvers.mafia_code import SplitSolver
+from solvers.split import SplitSolver
 from tests.property.test_exact_vs_brute import static_kbs
 from tests.property.test_mafia_code_props import random_play
 

@@ -24,7 +24,7 @@ from deduce.games.alibi.rules import (
     Revealed,
 )
 from deduce.knowledge import KnowledgeBase
-from solvers.epoch_sample import EpochSampler, EpochSolver
+from solvers.epoch import EpochSampler, EpochSolver
 
 SMALL = dict(
     suspects=("A", "B"),

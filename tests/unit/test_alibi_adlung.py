@@ -444,7 +444,7 @@ def test_knowledge_places_public_cards_and_counts_hidden_ones():
 
 # -- agents -----------------------------------------------------------------------------------
 def counting(g: AlibiAdlungGame, seat: int = 0):
-    from agents.alibi_adlung import CountingAgent
+    from agents.alibi_adlung.counting import CountingAgent
 
     a = CountingAgent()
     a.reset(g, seat, 0)
@@ -498,10 +498,10 @@ def test_counting_exchanges_dead_cards_and_keeps_a_special():
 
 @pytest.mark.parametrize("n", [2, 5])
 def test_counting_plays_whole_games_against_random(n):
-    from agents.alibi_adlung import AGENTS
+    import agents as registry
     from deduce.play import play_game
 
     g = deduce.make("alibi-adlung", num_players=n)
-    agents = [AGENTS["counting"]()] + [AGENTS["random"]() for _ in range(n - 1)]
+    agents = [registry.get("counting", game="alibi-adlung")] + [registry.get("random") for _ in range(n - 1)]
     record = play_game(g, agents, seed=n)
     assert record.failure is None and record.returns[0] > 0

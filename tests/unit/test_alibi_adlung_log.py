@@ -21,7 +21,7 @@ from deduce.games.alibi_adlung.rules import (
     Reshuffled,
 )
 from deduce.logs import load_log, read_log
-from solvers.alibi_adlung import AdlungCounter
+from solvers.timeline import AdlungCounter
 
 
 def _play(players, seed, steps):

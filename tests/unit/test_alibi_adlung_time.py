@@ -13,7 +13,7 @@ import solvers
 from deduce.constraints import Count, Op, Transfer
 from deduce.games.alibi_adlung.history import history, timed_knowledge, timeline, true_history
 from deduce.games.alibi_adlung.rules import AlibiAdlungGame, AlibiAdlungState, Exchange, Pass
-from solvers.alibi_adlung import AdlungCounter
+from solvers.timeline import AdlungCounter
 from tests.property.test_alibi_adlung_props import SMALL
 
 #: knife, revolver and the specials match nobody in SMALL's row (the first four suspects).
@@ -107,7 +107,7 @@ def test_spectator_timeline_hides_every_hand_and_the_counter_agrees_with_chain()
 
 
 def test_unknown_timeline_step_is_refused():
-    from solvers.alibi_adlung import _Sets, _slot_states
+    from solvers.timeline import _Sets, _slot_states
 
     with pytest.raises(ValueError, match="unknown timeline step"):
         _slot_states([("teleport", 1)], _Sets(), frozenset(), forced=False)

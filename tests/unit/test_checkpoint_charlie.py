@@ -35,7 +35,7 @@ from deduce.games.checkpoint_charlie.rules import (
     chief_from_sides,
     matches,
 )
-from solvers.checkpoint import CheckpointSolver
+from solvers.tokens import TokenSolver
 
 
 def deck_with(*top: int, hounds: int = 2) -> tuple[int, ...]:
@@ -331,7 +331,7 @@ def test_knowledge_identifies_a_clue_from_kept_cards() -> None:
         state.apply(Pass())
     assert state.kept[0] == [28, 0]
     kb = state.game.knowledge(state.observation(1))
-    solver = CheckpointSolver()
+    solver = TokenSolver()
     assert any((w == state.world()).all() for w in solver.world_array(kb))
     chiefs: dict[int, int] = {}
     for down, n in solver.solution_counts(kb, "down").items():
@@ -346,7 +346,7 @@ def test_verification_pins_everything() -> None:
     obs = state.observation(2)
     # the game is over; the knowledge base is still that of round 1, fully revealed
     kb = game.knowledge(obs)
-    worlds = CheckpointSolver().world_array(kb)
+    worlds = TokenSolver().world_array(kb)
     assert len(worlds) == 1 and (worlds[0] == state.world()).all()
     assert chief_from_sides([0] * 5) == 0 and cat_sides(1) == (1, 0, 0, 0, 0)
 
@@ -374,7 +374,7 @@ def test_agents_registered_and_play_full_games() -> None:
 
 
 def test_patient_waits_and_bayesian_posterior_is_exact() -> None:
-    from agents.checkpoint_charlie import BayesianAgent, PatientAgent, posterior
+    from agents.checkpoint_charlie.posterior import BayesianAgent, PatientAgent, posterior
 
     # as in test_knowledge_identifies_a_clue_from_kept_cards: p1 knows the chief is 0 or 4
     state = three_player(deck_with(28, HOUND, HOUND, 0))
@@ -398,7 +398,7 @@ def test_patient_waits_and_bayesian_posterior_is_exact() -> None:
 
 
 def test_both_agents_arrest_a_certain_chief() -> None:
-    from agents.checkpoint_charlie import BayesianAgent, PatientAgent
+    from agents.checkpoint_charlie.posterior import BayesianAgent, PatientAgent
 
     # hounds reveal clothes 0 and hands 0; p2 (fur 0) discards 4; p0 keeps 0 and p1 discards 3,
     # so whichever of ears/eyes each holds, both sides are 0: p2 is sure the chief is cat 0

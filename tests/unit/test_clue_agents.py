@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.clue import InfogainAgent, shown_to
+from agents.clue.deduction import InfogainAgent, shown_to
 from deduce.constraints import At
 from deduce.games.clue.rules import (
     ENVELOPE,
@@ -150,7 +150,7 @@ def test_gambles_only_when_accusing_beats_waiting(monkeypatch):
 
 
 def test_waiting_value_of_the_mirror_race():
-    from agents.clue import waiting_value
+    from agents.clue.deduction import waiting_value
 
     for m in (2, 3, 5):
         assert waiting_value(0.0, m, 0.1) == pytest.approx(1 / (m + 1))  # nobody close: fair share
@@ -209,7 +209,7 @@ def test_hiding_refutation_shows_the_least_informative_card():
     """infogain with refute="leak-least": a card already shown to the asker if any, else the
     card leaving the most envelope entropy in what the asker is known to know, checked by
     brute-force enumeration; that view is consistent with the truth."""
-    from agents.clue_search import suggester_view
+    from agents.clue.lookahead import suggester_view
 
     game = small(3)
     checked = distinct = 0
@@ -277,7 +277,7 @@ def test_gambles_are_recorded_with_their_chance():
 
 
 def test_racer_is_infogain_scoring_by_accuracy_with_leak_hygiene():
-    from agents.clue import RacerAgent
+    from agents.clue.deduction import RacerAgent
 
     racer = agents.get("racer", game="clue")
     assert isinstance(racer, RacerAgent)
@@ -303,7 +303,7 @@ class _Ticking:
 
 
 def test_deadline_scores_anytime_and_returns_the_best_so_far():
-    from solvers.infogain import score_questions
+    from agents.clue.questions import score_questions
 
     game = ClueGame(num_players=4)
     state = game.new_initial_state(3)

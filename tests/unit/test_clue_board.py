@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import agents
-from agents.clue_board import AGENTS
 from deduce.apps.audit import audit
 from deduce.errors import IllegalAction
 from deduce.games.clue.board import CLASSIC_BOARD, Board, render
@@ -29,11 +28,6 @@ from deduce.replay import load_replay, save_replay
 
 B = CLASSIC_BOARD
 
-
-@pytest.fixture(autouse=True)
-def _board_agents():
-    for name, cls in AGENTS.items():
-        agents.register(name, cls, game="clue")
 
 
 def sq(row, col):
@@ -335,7 +329,7 @@ def test_render_shows_rooms_and_tokens():
 
 # -- the movement-aware planner ------------------------------------------------------------------
 def test_expected_turns_to_reach_a_room():
-    from agents.clue_board import expected_turns
+    from agents.clue.board import expected_turns
 
     one = expected_turns(1, 30)
     assert one[0] == 1.0 and one[1] == 1.0  # in reach of any roll
@@ -348,7 +342,7 @@ def test_expected_turns_to_reach_a_room():
 
 
 def test_planner_heads_for_the_most_informative_room_discounted_by_distance():
-    from agents.clue_board import InfogainPlannerAgent, expected_turns
+    from agents.clue.board import InfogainPlannerAgent, expected_turns
 
     g, s, ids = fixed()
     here = s.positions[0] = sq(18, 5)  # next to the Lounge door: the Lounge is the nearest room
@@ -382,7 +376,7 @@ def test_planner_heads_for_the_most_informative_room_discounted_by_distance():
 
 
 def test_planner_and_nearest_share_the_inner_agent():
-    from agents.clue_board import InfogainNearestAgent, InfogainPlannerAgent
+    from agents.clue.board import InfogainNearestAgent, InfogainPlannerAgent
 
     a, b = InfogainPlannerAgent(), InfogainNearestAgent()
     assert a.inner_name == b.inner_name == "infogain" and (a.policy, b.policy) == ("value", "nearest")

@@ -5,7 +5,7 @@ from the pool, eliminated players still refuting; and board agents that play it.
 import numpy as np
 import pytest
 
-from agents.clue_board import AGENTS
+import agents
 from deduce.errors import IllegalAction
 from deduce.games.clue.board import CLASSIC_BOARD, INTRIGUE_BOARD, QUESTION_SQUARES, render
 from deduce.games.clue.intrigue import (
@@ -216,7 +216,7 @@ def test_board_agents_play_the_intrigue_edition_and_accuse_from_the_pool(names):
     used = set()
     for seed in range(3):
         state = game.new_initial_state(seed)
-        seated = [AGENTS[n]() for n in names]
+        seated = [agents.get(n, game="clue") for n in names]
         for i, a in enumerate(seated):
             a.reset(game, i, seed * 10 + i)
         while not state.is_terminal():
@@ -233,7 +233,7 @@ def test_board_agents_play_the_intrigue_edition_and_accuse_from_the_pool(names):
 
 def test_decline_and_move_anywhere_are_used_sensibly():
     g, s, ids = fixed()
-    agent = AGENTS["infogain-planner-board"]()
+    agent = agents.get("infogain-planner-board", game="clue")
     agent.reset(g, 1, 0)
     s.bonus[1].append(DECLINE)
     s.positions[0] = sq(18, 5)
@@ -256,7 +256,7 @@ def test_decline_and_move_anywhere_are_used_sensibly():
     # far from every informative room, the planner plays "move to any room"
     g, s, ids = fixed()
     s.bonus[0].append("any_room")
-    planner = AGENTS["infogain-planner-board"]()
+    planner = agents.get("infogain-planner-board", game="clue")
     planner.reset(g, 0, 0)
     s.positions[0] = sq(24, 7)
     action = planner.act(s.observation(0))
@@ -313,7 +313,7 @@ def test_with_a_face_down_pile_agents_go_to_the_pool_to_look_at_it():
     assert game.config.extra_size() == 2  # 18 cards, 4 hands of 4, 2 face down
     names = ["deductive-board", "infogain-planner-board", "deductive-target", "infogain-nearest-board"]
     state = game.new_initial_state(1)
-    seated = [AGENTS[n]() for n in names]
+    seated = [agents.get(n, game="clue") for n in names]
     for i, a in enumerate(seated):
         a.reset(game, i, i)
     looked = []

@@ -1,4 +1,4 @@
-"""Information-set MCTS for Clue (agents.clue_ismcts): deadlines, accusations, determinisations,
+"""Information-set MCTS for Clue (agents.clue.ismcts): deadlines, accusations, determinisations,
 seeds, and the soundness of its rollout notebooks."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.clue_ismcts import AGENTS, ISMCTSAgent, Notebook, Race, _Arm
+from agents.clue.ismcts import ISMCTSAgent, Notebook, Race, _Arm
 from deduce.games.clue.rules import (
     ENVELOPE,
     Accuse,
@@ -21,12 +21,6 @@ from deduce.games.clue.rules import (
 )
 from solvers.exact import ExactSolver
 from tests.unit.test_clue_search import after_own_suggestion, envelope_counts, small, with_facts
-
-
-@pytest.fixture(autouse=True)
-def _registered():
-    for name, cls in AGENTS.items():
-        agents.register(name, cls, game="clue")
 
 
 class FakeClock:
@@ -302,16 +296,16 @@ def test_rollout_gamblers_win_or_drop_out():
 
 
 def test_measure_reaches_the_scoring_and_the_mirror_model(monkeypatch):
-    import solvers.infogain
+    import agents.clue.questions
 
     seen = []
-    real = solvers.infogain.score_questions
+    real = agents.clue.questions.score_questions
 
     def recording(*args, **kwargs):
         seen.append(kwargs.get("measure", "shannon"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(solvers.infogain, "score_questions", recording)
+    monkeypatch.setattr(agents.clue.questions, "score_questions", recording)
     game = small(3)
     agent = ISMCTSAgent(measure="accuracy", iterations=4)
     assert agent._mirror.measure == "accuracy"

@@ -1,4 +1,4 @@
-"""Win-seeking Clue agents (agents.clue_search): accusations, gambles, refutations, deadlines."""
+"""Win-seeking Clue agents (agents.clue.lookahead): accusations, gambles, refutations, deadlines."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import agents
-from agents.clue_search import AGENTS, LookaheadAgent, opponent_view, suggester_view
+from agents.clue.lookahead import LookaheadAgent, opponent_view, suggester_view
+from agents.clue.questions import entropy_bits, joint_sets
 from deduce.games.clue.rules import (
     ENVELOPE,
     Accuse,
@@ -26,13 +27,6 @@ from deduce.games.clue.rules import (
     ViewExtra,
 )
 from deduce.play import play_game
-from solvers.infogain import entropy_bits, joint_sets
-
-
-@pytest.fixture(autouse=True)
-def _registered():
-    for name, cls in AGENTS.items():
-        agents.register(name, cls, game="clue")
 
 
 def small(players: int = 3, max_turns: int = 1000) -> ClueGame:

@@ -22,7 +22,7 @@ from deduce.games.crime_hotel.rules import (
     Play,
     Space,
 )
-from solvers.crime_hotel import ChainSolver
+from solvers.chain import ChainSolver
 
 
 def cid(room: int) -> int:
@@ -280,7 +280,7 @@ def test_solver_agent_plays_a_legal_match(beginner):
     from deduce.play import play_game
 
     game = CrimeHotelGame(num_players=3, beginner=beginner)
-    players = [agents.get("solver", game="crime-hotel"), agents.get("random", game="crime-hotel"), agents.get("random", game="crime-hotel")]
+    players = [agents.get("expected-points", game="crime-hotel"), agents.get("random", game="crime-hotel"), agents.get("random", game="crime-hotel")]
     record = play_game(game, players, seed=3)
     assert record.failure is None
     assert len(record.returns) == 3 and max(record.returns) == 1.0
@@ -293,7 +293,7 @@ def test_solver_agent_deduces_by_expected_points():
 
     st = dealt_4p()
     first_trick(st)
-    agent = agents.get("solver", game="crime-hotel")
+    agent = agents.get("expected-points", game="crime-hotel")
     agent.reset(st.game, 2, seed=0)
     obs = st.observation(2)
     hidden, _ = agent.beliefs(obs)

@@ -1,4 +1,4 @@
-"""Exact expected information gain (solvers.infogain) against brute-force enumeration."""
+"""Exact expected information gain (agents.clue.questions) against brute-force enumeration."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import solvers
+from agents.clue.questions import expected_information, outcomes, score_questions
 from deduce.games.clue.rules import ClueConfig, ClueGame, EndTurn, Suggest, Suggestion
-from solvers.infogain import expected_information, outcomes, score_questions
 
 
 def small_game(players: int) -> ClueGame:
@@ -118,7 +118,7 @@ def brute_certainty(worlds, env, cards, responders, preferred) -> Fraction:
 
 
 def test_certainty_matches_brute_force():
-    from solvers.infogain import certainty_chance
+    from agents.clue.questions import certainty_chance
 
     game = ClueGame(ClueConfig(num_players=3, suspects=tuple("abcd"), weapons=tuple("efgh"), rooms=tuple("ijkl")))
     seen = set()
@@ -147,7 +147,7 @@ def test_own_cards_block():
 
 @pytest.mark.parametrize("players,seed,steps", [(3, 2, 2), (4, 3, 1), (4, 7, 3)])
 def test_joint_sets_match_brute_force(players, seed, steps):
-    from solvers.infogain import joint_sets
+    from agents.clue.questions import joint_sets
 
     game = small_game(players)
     state, asker = played(game, seed, steps)

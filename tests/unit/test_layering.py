@@ -2,7 +2,7 @@
 
 A module's imports are its ``import`` statements (anywhere, also inside functions) and every
 string it hands to ``importlib.import_module`` or ``__import__``; a string literal that names a
-module of a forbidden layer (``"agents.clue:AGENTS"``) counts too, since a registry would load it.
+module of a forbidden layer (``"agents.clue.deduction:AGENTS"``) counts too, since a registry would load it.
 Checked from the source, not from ``sys.modules`` after importing, so an import hidden in a
 function that no test calls is still seen.
 """
@@ -126,14 +126,14 @@ def test_allowed_exceptions_are_still_needed():
     ("module", "source", "expected"),
     [
         ("deduce.logs", "import solvers\n", "imports solvers"),
-        ("deduce.logs", "def f():\n    from agents.clue import shown_to\n", "imports agents.clue"),
+        ("deduce.logs", "def f():\n    from agents.clue.deduction import shown_to\n", "imports agents.clue.deduction"),
         ("deduce.games.clue.log", "from deduce.apps.assist import text\n", "imports deduce.apps.assist"),
         ("deduce.play", "import importlib\nimportlib.import_module('solvers.exact')\n", "imports solvers.exact"),
         ("deduce.replay", "import importlib\nM = 'agents'\nimportlib.import_module(M)\n", "computed name"),
-        ("deduce.games.clue.rules", "REG = {'x': 'agents.clue:AGENTS'}\n", "imports agents.clue"),
+        ("deduce.games.clue.rules", "REG = {'x': 'agents.clue.deduction:AGENTS'}\n", "imports agents.clue.deduction"),
         ("deduce.games.clue.rules", "from ...apps import audit\n", "imports deduce.apps.audit"),
         ("solvers.chain", "from deduce.games.crime_hotel import rules\n", "imports deduce.games.crime_hotel"),
-        ("agents.clue", "from deduce.apps.tournament import stats\n", "imports deduce.apps.tournament"),
+        ("agents.clue.deduction", "from deduce.apps.tournament import stats\n", "imports deduce.apps.tournament"),
     ],
 )
 def test_a_planted_violation_is_caught(module, source, expected):
@@ -145,7 +145,7 @@ def test_a_planted_violation_is_caught(module, source, expected):
     [
         ("deduce.apps.audit", "import agents, solvers\n"),
         ("deduce.logs", "from deduce.games.registry import game_names\n"),
-        ("agents.clue", "import solvers\nfrom deduce.games.clue import rules\n"),
+        ("agents.clue.deduction", "import solvers\nfrom deduce.games.clue import rules\n"),
         ("deduce.games.registry", "import importlib\ndef get(n):\n    return importlib.import_module(n)\n"),
     ],
 )

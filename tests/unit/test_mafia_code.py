@@ -346,7 +346,7 @@ def test_knowledge_holds_counts_facts_and_the_truth():
 
 # -- agents -----------------------------------------------------------------------------------
 def test_direct_exclusions_are_sound_and_facts_respects_them():
-    from agents.mafia_code import FactsAgent, direct_exclusions
+    from agents.mafia_code.guessing import FactsAgent, direct_exclusions
 
     g = MafiaCodeGame(num_players=3)
     s = g.new_initial_state(8)
@@ -371,7 +371,7 @@ def test_direct_exclusions_are_sound_and_facts_respects_them():
 
 
 def test_chain_value():
-    from agents.mafia_code import chain_value
+    from agents.mafia_code.guessing import chain_value
 
     assert chain_value(0.0, 5) == 0.0
     assert chain_value(1.0, 4) == 4.0
@@ -380,11 +380,11 @@ def test_chain_value():
 
 
 def test_solver_takes_a_certain_hit_and_stops_under_the_expert_rule():
-    from agents.mafia_code import SolverAgent
+    from agents.mafia_code.guessing import GuessChainAgent
 
     g = small(expert=True)
     s = MafiaCodeState.from_deal(g, [(0, 1, 2), (3, 4, 5)], seed=2)
-    agent = SolverAgent()
+    agent = GuessChainAgent()
     agent.reset(g, 0, 0)
     obs = s.observation(0)
     marg = solvers_marginals(g, obs)
@@ -398,7 +398,7 @@ def test_solver_takes_a_certain_hit_and_stops_under_the_expert_rule():
     assert obs2.turn_gain == 2
     for p_hit, expected in ((0.3, Stop), (0.95, Guess)):
 
-        class Fixed(SolverAgent):
+        class Fixed(GuessChainAgent):
             def marginals(self, kb, hand_left, p_hit=p_hit):
                 m = np.zeros((9, 3))
                 m[:, 1] = p_hit
@@ -422,12 +422,12 @@ def test_solver_beats_random_and_facts_at_two_players():
     g = MafiaCodeGame(num_players=2)
     wins = 0
     for seed in range(4):
-        table = ["solver", "facts" if seed % 2 else "random"]
+        table = ["guess-chain", "facts" if seed % 2 else "random"]
         seat = seed % 2  # alternate who starts
         names = table if seat == 0 else table[::-1]
         record = play_game(g, [agents.get(n, game="mafia-code") for n in names], seed=seed)
         assert record.failure is None
-        wins += names.index("solver") in record.winners
+        wins += names.index("guess-chain") in record.winners
     assert wins == 4
 
 
@@ -449,7 +449,7 @@ def test_split_counts_a_4_player_state_the_plain_counter_refuses():
     """Benchmark corpus state 139 (game 1, step 11): ``exact`` refuses it after 20M transitions;
     ``split`` branches and finds exactly the worlds cpsat enumerates, the truth among them."""
     import solvers
-    from solvers.mafia_code import SplitSolver
+    from solvers.split import SplitSolver
 
     s = _random_state(4, 1, 11)
     kb = s.game.knowledge(s.observation(s.current_player))
@@ -464,9 +464,9 @@ def test_split_counts_a_4_player_state_the_plain_counter_refuses():
 
 def test_split_pins_a_single_world_and_solver_agent_never_falls_back():
     """Corpus state 480 (game 4, step 22) has one consistent world: ``split`` finds it, and the
-    solver agent decides on exact marginals there (no possible-location approximation)."""
+    guess-chain agent decides on exact marginals there (no possible-location approximation)."""
     import solvers
-    from agents.mafia_code import SolverAgent
+    from agents.mafia_code.guessing import GuessChainAgent
 
     s = _random_state(4, 4, 22)
     p = s.current_player
@@ -475,7 +475,7 @@ def test_split_pins_a_single_world_and_solver_agent_never_falls_back():
     assert tally.total == 1
     truth = s.world()
     assert all(tally.cells[c][truth[c]] == 1 for c in range(36))
-    agent = SolverAgent()
+    agent = GuessChainAgent()
     agent.reset(s.game, p, 0)
     action = agent.act(s.observation(p))
     assert isinstance(action, Guess) and action.card in s.hands[action.target]  # one world: a sure hit
@@ -485,7 +485,7 @@ def test_split_pins_a_single_world_and_solver_agent_never_falls_back():
 def test_split_rejects_bad_limits_and_refuses_past_its_budget():
     import solvers
     from deduce.errors import TooLarge
-    from solvers.mafia_code import SplitSolver
+    from solvers.split import SplitSolver
 
     with pytest.raises(ValueError, match="branch_limit"):
         SplitSolver(branch_limit=0)

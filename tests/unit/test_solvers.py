@@ -72,3 +72,43 @@ def test_cpsat_core_names_a_small_unsatisfiable_subset():
     kb.extend([At(0, 1), At(1, 1), At(2, 1)], check=False)  # bob holds 3, ann 2 of 4 cards: impossible
     core = solvers.get("cpsat").core(kb)
     assert 0 in core and len(core) == 4
+
+
+def test_tokens_finds_the_face_down_location_by_structure_not_by_name():
+    """Two two-faced tokens, one face of each up (with ann or bob), the other under the table
+    (a location of any name): ``tokens`` reads the shape from the constraints and agrees with
+    ``brute``; without the all-faces-but-one rule it refuses."""
+    from deduce.cards import Card, Deck
+    from deduce.constraints import Count, NotAt
+    from deduce.errors import NotSupported
+
+    faces = [("red up", 0), ("red down", 0), ("blue up", 1), ("blue down", 1)]
+    deck = Deck(tuple(Card(i, n, "face", (("feature", f),)) for i, (n, f) in enumerate(faces)))
+    kb = KnowledgeBase(deck, ("ann", "bob", "under the table"))
+    under = kb.loc("under the table")
+    kb.extend([Count((0, 1), under, 1), Count((2, 3), under, 1), Count(range(4), kb.loc("ann"), 1),
+               Count(range(4), kb.loc("bob"), 1), NotAt(0, kb.loc("ann"))], check=False)
+    tokens, brute = solvers.get("tokens"), solvers.get("brute")
+    assert tokens.count(kb) == brute.count(kb) > 0
+    assert (tokens.possible(kb) == brute.possible(kb)).all()
+    loose = KnowledgeBase(deck, ("ann", "bob", "under the table"))
+    loose.extend([Count(range(4), kb.loc("ann"), 1), Count(range(4), kb.loc("bob"), 1)], check=False)
+    with pytest.raises(NotSupported, match="every face of each token but one"):
+        tokens.count(loose)
+
+
+@pytest.mark.parametrize("name", [n for n in solvers.available()])
+def test_every_backend_declares_what_it_answers(name):
+    """The capability flags match the queries a backend implements, so callers can read the
+    flags instead of probing for methods."""
+    from solvers.base import EnumeratingSolver, Solver
+
+    backend = solvers.get(name)
+    cls = type(backend)
+
+    def overrides(method: str) -> bool:
+        return getattr(cls, method) is not getattr(Solver, method)
+
+    assert backend.can_count == overrides("tallies"), "can_count"
+    assert backend.can_sample == (overrides("sample") or isinstance(backend, EnumeratingSolver)), "can_sample"
+    assert backend.can_explain == overrides("core"), "can_explain"

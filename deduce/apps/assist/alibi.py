@@ -13,7 +13,7 @@ Morning; 'me' is you):
 Cards move between epochs (passes, melds), so the exact counters cannot count this game; the
 grid spreads each card over the places it may still be (labelled approximate), while which
 cards may still be in the box is exact. Under the grid: the box's candidates per category,
-whether an accusation is safe, and the question the ``solver`` agent (``agents.alibi``) would
+whether an accusation is safe, and the question the ``sampling`` agent (``agents.alibi.sampling``) would
 ask in your seat with its expected information about the box, estimated from sampled deals
 (so labelled approximate; seeded, so the same view always gets the same advice).
 """
@@ -24,7 +24,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from agents.alibi import recommend_question
+from agents.alibi.sampling import recommend_question
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError
@@ -189,13 +189,13 @@ events (names may be shortened to prefixes of their words; 'me' is you):
             q = advice.question
             lines.append(
                 f"ask: {_question_text(game, q)} - about {advice.bits:.2f} bits expected about the box "
-                f"(approximate: the solver agent's question, scored on {advice.worlds} sampled deals)"
+                f"(approximate: the sampling agent's question, scored on {advice.worlds} sampled deals)"
             )
         return lines
 
     def advice(self, session: GameAssistant) -> Any:
-        """The ``solver`` agent's question in the logging player's seat and its value
-        (``agents.alibi.QuestionAdvice``); ``None`` for a spectator, once the game is over (or
+        """The ``sampling`` agent's question in the logging player's seat and its value
+        (``agents.alibi.sampling.QuestionAdvice``); ``None`` for a spectator, once the game is over (or
         past its last round). Kept for the view it was
         computed on."""
         obs, game = session.obs, session.game

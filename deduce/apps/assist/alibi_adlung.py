@@ -16,7 +16,7 @@ The grid (one row per copy: which copy is which is the log's bookkeeping, see
 :mod:`deduce.games.alibi_adlung.log`) shows where each card may be, from the static knowledge
 base, a sound relaxation: a card marked certain or impossible is so (the relaxation may miss
 some), and its spread is labelled approximate. Under it, the exact posterior
-(``solvers.alibi_adlung`` on the time-indexed knowledge, summed over the readings of any
+(``solvers.timeline`` on the time-indexed knowledge, summed over the readings of any
 ambiguous reveal; labelled approximate, with the reason, when it cannot be counted; a warning
 instead when the exact model finds the events contradict each other) of how many copies of
 each face each opponent and the deck hold; the uncovered suspects with what they still lack
@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.alibi_adlung import CountingAgent
+from agents.alibi_adlung.counting import CountingAgent
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name, read_names
 from deduce.errors import DeduceError, LogError, NotSupported, TooLarge
@@ -75,7 +75,7 @@ from deduce.games.alibi_adlung.rules import (
     SuspectDrawn,
 )
 from deduce.games.base import Action, Game, Observation
-from solvers.alibi_adlung import AdlungCounter
+from solvers.timeline import AdlungCounter
 
 __all__ = ["AlibiAdlungAdapter", "ADAPTER", "Uncounted", "face_posterior"]
 
@@ -98,7 +98,7 @@ def face_posterior(game: AlibiAdlungGame, data: Mapping[str, Any], obs: TableObs
     summed; or why it cannot be counted (:class:`Uncounted`: too many readings of ambiguous
     reveals, too many states for the counter, or no deal at all).
 
-    Each reading's worlds are counted by ``solvers.alibi_adlung`` and weighed by its
+    Each reading's worlds are counted by ``solvers.timeline`` and weighed by its
     multiplicity (:mod:`deduce.games.alibi_adlung.log`): P(x) = sum_b w_b N_b(x) / sum_b w_b N_b.
     """
     counter = AdlungCounter()

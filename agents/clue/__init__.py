@@ -1,0 +1,26 @@
+"""Clue agents, weakest to strongest: ``notebook`` (a careful human's checklist), ``deductive``
+(full deduction, plain questions), ``infogain`` (the most informative question), ``racer`` (the
+question that most raises the chance of a right accusation), ``lookahead`` and ``ismcts`` (search);
+on the board, movement policies around them (``*-board``, ``deductive-target``, ...).
+
+Modules: ``deduction`` (notebook to racer), ``questions`` (exact scoring of suggestions),
+``lookahead``, ``ismcts``, ``board``.
+"""
+
+#: this game's agents by name: ``"module:class"``, imported when first built
+AGENTS: dict[str, str] = {
+    "notebook": "agents.clue.deduction:NotebookAgent",
+    "deductive": "agents.clue.deduction:DeductiveAgent",
+    "infogain": "agents.clue.deduction:InfogainAgent",
+    "racer": "agents.clue.deduction:RacerAgent",
+    "lookahead": "agents.clue.lookahead:LookaheadAgent",
+    "ismcts": "agents.clue.ismcts:ISMCTSAgent",
+    "notebook-board": "agents.clue.board:NotebookBoardAgent",
+    "deductive-board": "agents.clue.board:DeductiveBoardAgent",
+    "deductive-target": "agents.clue.board:DeductiveTargetAgent",
+    "infogain-board": "agents.clue.board:InfogainBoardAgent",
+    "infogain-nearest-board": "agents.clue.board:InfogainNearestAgent",
+    "infogain-planner-board": "agents.clue.board:InfogainPlannerAgent",
+}
+
+__all__ = ["AGENTS"]
