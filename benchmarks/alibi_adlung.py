@@ -168,12 +168,12 @@ def bias(players: int, games: int, seed: int) -> list[BiasRow]:
     """Each relaxed model's marginals vs the exact posterior at every decision of counting
     agents on the ``static`` model (every seat: the agent before ``exact_time``)."""
     from deduce.games.alibi_adlung.history import timeline
-    from solvers.timeline import AdlungCounter
+    from solvers.timeline import TimelineCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
     assert isinstance(game, AlibiAdlungGame)
     exact_solver = solvers.get("exact")
-    counter = AdlungCounter()
+    counter = TimelineCounter()
     n = players
     decisions = 0
     stats: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in RELAXED}
@@ -236,7 +236,7 @@ def chain_check(players: int, steps: int, seed: int, limit: int = 200_000) -> tu
     """After ``steps`` random moves: (epochs, counter ms, chain ms, "equal" / "DIFFERENT" / the
     error chain raised) for seat 0's time-indexed knowledge on the full deck."""
     from deduce.games.alibi_adlung.history import timeline
-    from solvers.timeline import AdlungCounter
+    from solvers.timeline import TimelineCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
     state = game.new_initial_state(seed)
@@ -248,7 +248,7 @@ def chain_check(players: int, steps: int, seed: int, limit: int = 200_000) -> tu
         state.apply(legal[int(rng.integers(len(legal)))])
     obs = state.observation(0)
     t = time.perf_counter()
-    ours = AdlungCounter().tallies(timeline(game, obs))
+    ours = TimelineCounter().tallies(timeline(game, obs))
     ours_ms = 1000 * (time.perf_counter() - t)
     kb = game.knowledge(obs, exact_time=True)
     chain = solvers.get("chain")
@@ -265,11 +265,11 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     """Time ``game.knowledge(obs)`` and exact marginals for the acting player at every step of
     ``games`` random games, and the counting agent's decisions when it plays every seat."""
     from deduce.games.alibi_adlung.history import timeline
-    from solvers.timeline import AdlungCounter
+    from solvers.timeline import TimelineCounter
 
     game = deduce.make("alibi-adlung", num_players=players)
     exact = solvers.get("exact")
-    counter = AdlungCounter()
+    counter = TimelineCounter()
     build: list[float] = []
     marg: list[float] = []
     timed: list[float] = []

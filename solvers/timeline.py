@@ -1,5 +1,6 @@
-"""Exact posterior of Alibi (Adlung) after exchanges: counting the worlds of the time-indexed
-knowledge base without enumerating them.
+"""``timeline``: the exact posterior of a hand history (:class:`deduce.histories.Timeline`),
+counting the worlds of the equivalent time-indexed knowledge base without enumerating them.
+Built for Alibi (Adlung) after exchanges; it reads only the timeline, never the game.
 
 Why a dedicated counter: ``chain`` tracks every card the observer has named as a group of its
 own, so after a reshuffle (forty named cards in a face-down deck) its states multiply; and the
@@ -25,7 +26,7 @@ without the all-special redraw is counted as all hands minus those forced all sp
 The integers are exact and equal the ``chain`` and ``cpsat`` counts of
 :func:`deduce.games.alibi_adlung.history.timed_knowledge` (property tests; ``brute`` cannot
 enumerate a knowledge base of many epochs). The counter reads a
-:class:`~deduce.games.alibi_adlung.history.Timeline` (duck-typed: no game is imported).
+:class:`~deduce.histories.Timeline` (the core's declared form of it; no game is imported).
 """
 
 from __future__ import annotations
@@ -38,17 +39,18 @@ from typing import Any
 
 import numpy as np
 
-from deduce.errors import TooLarge
+from deduce.errors import NotSupported, TooLarge
+from deduce.histories import Timeline
 from solvers.base import Tally
 
-__all__ = ["AdlungCounter", "AdlungPosterior"]
+__all__ = ["TimelineCounter", "TimelinePosterior"]
 
 _Slot = tuple[int, int]  # (cohort, id of the forbidden type set)
 _SlotState = tuple[_Slot, ...]  # sorted multiset of open slots
 
 
 @dataclass(frozen=True)
-class AdlungPosterior:
+class TimelinePosterior:
     """Exact answer for one timeline: ``total`` worlds and ``cells[card][loc]`` of them with
     the card there now; ``hands[i]``: for seat ``seats[i]``, the exact distribution of its hand
     as ``{block counts: worlds}``; ``blocks``: each block's ``(cohort, types)`` and cards."""
@@ -155,32 +157,34 @@ def _multinomial(m: int, parts: Sequence[int]) -> int:
     return out
 
 
-class AdlungCounter:
+class TimelineCounter:
     """Exact counts and marginals of the current epoch from a timeline (module docstring).
 
     ``limit`` bounds the pooled states of the seat-by-seat pass (:class:`TooLarge` past it).
     """
 
-    name = "adlung-time"
+    name = "timeline"
     exact = True
 
     def __init__(self, limit: int = 2_000_000) -> None:
         self.limit = int(limit)
 
-    def tallies(self, timeline: Any) -> Tally:
+    def tallies(self, timeline: Timeline) -> Tally:
         """Exact integer counts per (card, location) now, as ``chain`` gives for the same game."""
         return self.posterior(timeline).tally()
 
-    def count(self, timeline: Any) -> int:
+    def count(self, timeline: Timeline) -> int:
         """The number of worlds of the time-indexed knowledge base."""
         return self.posterior(timeline).total
 
-    def marginals(self, timeline: Any) -> np.ndarray:
+    def marginals(self, timeline: Timeline) -> np.ndarray:
         """float[card, loc]: P(card is at loc now) under the exact posterior."""
         return self.posterior(timeline).marginals()
 
-    def posterior(self, timeline: Any) -> AdlungPosterior:
+    def posterior(self, timeline: Timeline) -> TimelinePosterior:
         """Every answer of one count (see the module docstring for the method)."""
+        if not isinstance(timeline, Timeline):
+            raise NotSupported(f"timeline: counts a deduce.histories.Timeline, not a {type(timeline).__name__}")
         tl = timeline
         sets = _Sets()
         seat_states: list[list[tuple[int, dict[_SlotState, int]]]] = []
@@ -304,7 +308,7 @@ class AdlungCounter:
     @staticmethod
     def _answer(tl: Any, blocks: list[tuple[int, frozenset[str], tuple[int, ...]]], sizes: list[int], total: int,
                 per_seat: list[list[int]], in_deck: list[int], hands: list[dict[tuple[int, ...], int]]
-                ) -> AdlungPosterior:
+                ) -> TimelinePosterior:
         div = tl.order_factor
         cells = [[0] * tl.num_locations for _ in range(tl.num_cards)]
         for c, z in tl.known:
@@ -316,7 +320,7 @@ class AdlungCounter:
                         cells[c][q] = _exact_div(per_seat[i][b], sizes[b])
                     cells[c][tl.deck_loc] = _exact_div(in_deck[b], sizes[b])
         cells = [[_exact_div(v, div) for v in row] for row in cells]
-        return AdlungPosterior(
+        return TimelinePosterior(
             total=_exact_div(total, div),
             cells=tuple(tuple(row) for row in cells),
             seats=tuple(tl.seats),

@@ -138,10 +138,10 @@ class CountingAgent(Agent):
         assert isinstance(game, AlibiAdlungGame)
         if self.exact_time:
             from deduce.games.alibi_adlung.history import timeline
-            from solvers.timeline import AdlungCounter
+            from solvers.timeline import TimelineCounter
 
             if self._counter is None:
-                self._counter = AdlungCounter()
+                self._counter = TimelineCounter()
             try:
                 return np.asarray(self._counter.marginals(timeline(game, obs)), dtype=float)
             except TooLarge:  # too many pooled states: the static relaxation instead

@@ -12,7 +12,7 @@ from deduce.apps.assist.session import GameAssistant, adapter_for
 from deduce.errors import TooLarge
 from deduce.games.alibi_adlung.log import branches, export, face_of, faces
 from deduce.logs import load_log
-from solvers.timeline import AdlungCounter
+from solvers.timeline import TimelineCounter
 from tests.integration.test_assist_session import (
     assert_lines_refused,
     played,
@@ -188,7 +188,7 @@ def test_the_face_table_says_why_it_is_not_exact(monkeypatch):
     def too_large(self, timeline):
         raise TooLarge("over a million states")
 
-    monkeypatch.setattr("solvers.timeline.AdlungCounter.posterior", too_large)
+    monkeypatch.setattr("solvers.timeline.TimelineCounter.posterior", too_large)
     text = a.status()
     assert "approximate: counted on a sound relaxation, as the exact counter gave up (over a million states)" in text
     assert "readings" not in text.split("copies of each face")[1].splitlines()[0]
@@ -198,13 +198,13 @@ def test_no_deal_under_the_exact_model_is_a_warning_not_numbers(monkeypatch):
     """The exact counter finds no world (the static check let the events in): the assistant
     says the events contradict each other instead of showing approximate copies."""
     a = GameAssistant(adapter_for("alibi-adlung"), solver_for("alibi-adlung"), log=SCARCE)
-    real = AdlungCounter.posterior
+    real = TimelineCounter.posterior
 
     def nothing(self, timeline):
         post = real(self, timeline)
         return type("Empty", (), {"total": 0, "cells": [[0] * len(row) for row in post.cells]})()
 
-    monkeypatch.setattr("solvers.timeline.AdlungCounter.posterior", nothing)
+    monkeypatch.setattr("solvers.timeline.TimelineCounter.posterior", nothing)
     why = face_posterior(a.game, a.log(), a.obs)
     assert isinstance(why, Uncounted) and why.contradiction
     text = a.status()

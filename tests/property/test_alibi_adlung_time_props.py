@@ -13,10 +13,10 @@ import solvers
 from deduce.errors import TooLarge
 from deduce.games.alibi_adlung.history import timeline, true_history
 from deduce.games.alibi_adlung.rules import AlibiAdlungGame
-from solvers.timeline import AdlungCounter
+from solvers.timeline import TimelineCounter
 from tests.property.test_alibi_adlung_props import SMALL, random_play
 
-COUNTER = AdlungCounter()
+COUNTER = TimelineCounter()
 
 
 @settings(max_examples=12, deadline=None)

@@ -21,7 +21,7 @@ from deduce.games.alibi_adlung.rules import (
     Reshuffled,
 )
 from deduce.logs import load_log, read_log
-from solvers.timeline import AdlungCounter
+from solvers.timeline import TimelineCounter
 
 
 def _play(players, seed, steps):
@@ -124,7 +124,7 @@ def test_opening_redraws_and_third_alibi_convictions_replay(seed, kind):
 
 @pytest.mark.parametrize("players,seed", [(3, 0), (4, 1)])
 def test_before_a_reshuffle_the_face_posterior_is_the_engines(players, seed):
-    counter = AdlungCounter()
+    counter = TimelineCounter()
 
     def by_face(game, obs):
         post = counter.posterior(timeline(game, flat(obs)))
@@ -160,7 +160,7 @@ def test_after_a_reshuffle_every_reading_is_a_weighted_branch():
     readings = branches(log, limit=64)
     assert view.ambiguous and len(readings) == len({b.choices for b in readings}) == 4
     assert all(b.weight > 0 for b in readings) and len({b.weight for b in readings}) == 2
-    counter = AdlungCounter()
+    counter = TimelineCounter()
     mass = {}
     for b in readings:
         post = counter.posterior(timeline(game, flat(b.observation)))
@@ -243,7 +243,7 @@ def test_the_weighted_readings_count_what_every_copy_would():
     (and the weights matter: unweighted, the answer differs)."""
     from deduce.games.alibi_adlung.log import _walk
 
-    counter = AdlungCounter()
+    counter = TimelineCounter()
 
     def mixture(game, readings, weighted=True):
         num, den = {}, 0

@@ -13,7 +13,7 @@ import solvers
 from deduce.constraints import Count, Op, Transfer
 from deduce.games.alibi_adlung.history import history, timed_knowledge, timeline, true_history
 from deduce.games.alibi_adlung.rules import AlibiAdlungGame, AlibiAdlungState, Exchange, Pass
-from solvers.timeline import AdlungCounter
+from solvers.timeline import TimelineCounter
 from tests.property.test_alibi_adlung_props import SMALL
 
 #: knife, revolver and the specials match nobody in SMALL's row (the first four suspects).
@@ -61,7 +61,7 @@ def test_exact_posterior_after_a_void_by_hand():
     hand of two from ten) says 24/30 instead."""
     g, s = _voided()
     obs = s.observation(1)
-    post = AdlungCounter().posterior(timeline(g, obs))
+    post = TimelineCounter().posterior(timeline(g, obs))
     assert post.total == 36
     assert post.total == solvers.get("chain").count(g.knowledge(obs, exact_time=True))
     frac = np.array([[Fraction(v, post.total) for v in row] for row in post.cells], dtype=object)
@@ -83,7 +83,7 @@ def test_a_kept_full_deal_was_not_all_special_cards():
     tl = timeline(g, s.observation(1))
     assert tl.seats == (0,) and tl.steps[0][:2] == (("draw", 2, 0), ("notall", frozenset({"alibi", "eye", "bribe"})))
     # a 2-card hand of specials among 3 is possible a priori: the cap changes the count
-    assert AdlungCounter().count(tl) == solvers.get("cpsat").count(kb)
+    assert TimelineCounter().count(tl) == solvers.get("cpsat").count(kb)
 
 
 def test_a_reshuffle_inside_a_draw_splits_it():
@@ -103,7 +103,7 @@ def test_spectator_timeline_hides_every_hand_and_the_counter_agrees_with_chain()
     obs = s.observation(None)
     tl = timeline(g, obs)
     assert tl.seats == (0, 1)
-    assert AdlungCounter().tallies(tl) == solvers.get("chain").tallies(timed_knowledge(g, obs))
+    assert TimelineCounter().tallies(tl) == solvers.get("chain").tallies(timed_knowledge(g, obs))
 
 
 def test_unknown_timeline_step_is_refused():
@@ -141,7 +141,7 @@ def test_reshuffle_facts_tell_the_static_knowledge_base_which_cards_are_in_hands
     without = exact.marginals(g.knowledge(obs, cohorts=False))
     assert np.allclose(with_facts[old, 0], 1.0) and (without[old, 0] < 0.5).all()
     assert g.knowledge(obs).consistent_with(s.world())
-    timed = AdlungCounter().marginals(timeline(g, obs))
+    timed = TimelineCounter().marginals(timeline(g, obs))
     assert np.allclose(timed[old, 0], 1.0)
 
 
@@ -149,7 +149,7 @@ def test_counting_agent_falls_back_to_the_static_model_when_the_count_is_too_lar
     g, s = _voided()
     a = agents.get("counting", game="alibi-adlung")
     a.reset(g, 1, 0)
-    a._counter = AdlungCounter(limit=0)  # every count refuses
+    a._counter = TimelineCounter(limit=0)  # every count refuses
     obs = s.observation(1)
     _, deck_p = a.beliefs(obs)
     assert a.fallbacks == 1

@@ -75,7 +75,7 @@ from deduce.games.alibi_adlung.rules import (
     SuspectDrawn,
 )
 from deduce.games.base import Action, Game, Observation
-from solvers.timeline import AdlungCounter
+from solvers.timeline import TimelineCounter
 
 __all__ = ["AlibiAdlungAdapter", "ADAPTER", "Uncounted", "face_posterior"]
 
@@ -101,7 +101,7 @@ def face_posterior(game: AlibiAdlungGame, data: Mapping[str, Any], obs: TableObs
     Each reading's worlds are counted by ``solvers.timeline`` and weighed by its
     multiplicity (:mod:`deduce.games.alibi_adlung.log`): P(x) = sum_b w_b N_b(x) / sum_b w_b N_b.
     """
-    counter = AdlungCounter()
+    counter = TimelineCounter()
     if obs.ambiguous:
         try:
             readings = [b.observation for b in branches(data, limit=limit)]

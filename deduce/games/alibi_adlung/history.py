@@ -14,7 +14,7 @@ Three views of one walk over the events (:func:`history`):
 * :func:`timed_knowledge`: the knowledge base (for ``cpsat`` and ``chain``);
 * :func:`true_history`: the real world of every epoch (what the property tests check);
 * :func:`timeline`: the same facts arranged per hidden hand (draws, reveals, voids, by
-  reshuffle cohort) for the dedicated exact counter ``solvers.alibi_adlung``, which counts
+  reshuffle cohort) for the dedicated exact counter ``solvers.timeline``, which counts
   the worlds of :func:`timed_knowledge` without enumerating them.
 """
 
@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from deduce.constraints import At, Constraint, Count, NotAt, Op, Transfer
-from deduce.games.base import Event, Observation
+from deduce.games.base import Event, Observation, own_observation
+from deduce.histories import Timeline
 from deduce.knowledge import KnowledgeBase
 
 if TYPE_CHECKING:
@@ -219,40 +220,11 @@ def true_history(state: AlibiAdlungState) -> np.ndarray:
     return np.array(rows)
 
 
-@dataclass(frozen=True)
-class Timeline:
-    """The facts of :func:`timed_knowledge` arranged for an exact counter, per hidden hand.
-
-    A *cohort* is one filling of the draw deck: 0 the shuffled deck of the deal, ``k`` the
-    ``k``-th reshuffled discard pile. A hidden card's *class* is its cohort (when it last went
-    into the deck) and its type (feature or special kind): cards of one class are
-    interchangeable to the observer. ``seats``: the hands the observer cannot see;
-    ``steps[i]``: seat ``seats[i]``'s history as ``("draw", m, cohort)``, ``("reveal", type,
-    cohort)``, ``("void", types)`` (held none of them) and ``("notall", types)`` (its hand
-    then was not all of them). ``known``: ``(card, location)`` of every card the observer can
-    place now. ``order_factor``: the product of ``m!`` over the hidden draws (a counter that
-    tells apart the cards of one draw by order divides by it).
-    """
-
-    num_cards: int
-    num_locations: int
-    deck_loc: int
-    seats: tuple[int, ...]
-    steps: tuple[tuple[tuple[object, ...], ...], ...]
-    classes: tuple[tuple[int, str], ...]
-    class_cards: tuple[tuple[int, ...], ...]
-    current_cohort: int
-    known: tuple[tuple[int, int], ...]
-    types: frozenset[str]
-    order_factor: int
-
-
 def timeline(game: AlibiAdlungGame, observation: Observation) -> Timeline:
     """The observer's :class:`Timeline` (see :func:`timed_knowledge` for what is known)."""
     from deduce.games.alibi_adlung.rules import AlibiAdlungObservation
 
-    assert isinstance(observation, AlibiAdlungObservation)
-    obs = observation
+    obs = own_observation(observation, AlibiAdlungObservation, "timeline")
     h = history(game, obs.events)
     me = obs.player
     n = game.num_players
