@@ -182,7 +182,7 @@ class BoardAgent(Agent):
         choice = self.inner.act(obs)
         if Decline() not in legal or not isinstance(choice, Show) or obs.to_refute is None:
             return choice
-        from agents.clue.deduction import shown_to
+        from deduce.games.clue.rules import shown_to
 
         seen = shown_to(obs, obs.to_refute[0]).get(obs.player, set())  # type: ignore[arg-type]
         return choice if choice.card in seen else Decline()
@@ -296,8 +296,8 @@ class BoardAgent(Agent):
         key = len(obs.events)
         if self._values is not None and self._values[0] == key:
             return self._values[1], self._values[2]
-        from agents.clue.deduction import shown_to
         from agents.clue.questions import score_questions
+        from deduce.games.clue.rules import shown_to
         from solvers.exact_dp import DEFAULT_LIMIT
 
         game = self.game

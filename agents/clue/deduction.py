@@ -26,6 +26,7 @@ from deduce.games.clue.rules import (
     Suggest,
     Suggestion,
     ViewExtra,
+    shown_to,
 )
 from deduce.knowledge import KnowledgeBase
 
@@ -38,7 +39,6 @@ __all__ = [
     "InfogainAgent",
     "RacerAgent",
     "refute_repeat_random",
-    "shown_to",
     "win_chance_after_viewing_extra",
     "waiting_value",
 ]
@@ -226,17 +226,6 @@ def waiting_value(c: float, opponents: int, p: float) -> float:
     one_lap = survive * (c + (1.0 - c) * p)
     race = 1.0 / (opponents + 1) if c <= 0.0 else survive * c / (1.0 - survive * (1.0 - c))
     return max(race, one_lap)
-
-
-def shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:
-    """Per player, the cards it has shown ``asker`` (what it will show ``asker`` first again)."""
-    out: dict[int, set[int]] = {}
-    for e in obs.events:
-        if isinstance(e, Suggestion) and e.by == asker:
-            for r, s in zip(e.refuters, e.shown, strict=True):
-                if s is not None:
-                    out.setdefault(r, set()).add(s)
-    return out
 
 
 class InfogainAgent(Agent):

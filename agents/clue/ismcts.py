@@ -587,8 +587,8 @@ class ISMCTSAgent(Agent):
 
     def _search(self, obs: ClueObservation, kb: KnowledgeBase, t0: float, stop: float) -> Action:
         """Candidates scored anytime, then PUCT over them with answers drawn from determinisations."""
-        from agents.clue.deduction import shown_to
         from agents.clue.questions import score_questions
+        from deduce.games.clue.rules import shown_to
 
         me = obs.player
         assert me is not None

@@ -65,8 +65,8 @@ def save_atomically(path: Path, data: dict[str, Any]) -> None:
 def infogain_recommender() -> Callable[..., Recommendation | None] | None:
     """The exact expected-information scorer (``agents.clue.questions.score_questions``, the one
     the ``infogain`` agent uses), when installed; ``None`` leaves the session's estimate."""
-    from agents.clue.deduction import shown_to  # lazy: only Clue's assistant scores suggestions
     from agents.clue.questions import score_questions as scorer
+    from deduce.games.clue.rules import shown_to
 
     def recommend(game: Any, obs: Any, kb: Any, tally: Any) -> Recommendation | None:
         me = obs.player

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from agents.clue.deduction import InfogainAgent, shown_to
+from agents.clue.deduction import InfogainAgent
 from deduce.constraints import At
 from deduce.games.clue.rules import (
     ENVELOPE,
@@ -18,6 +18,7 @@ from deduce.games.clue.rules import (
     Show,
     Suggest,
     ViewExtra,
+    shown_to,
 )
 from deduce.play import play_game
 
