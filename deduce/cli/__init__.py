@@ -12,24 +12,19 @@ from deduce.errors import DeduceError
 
 __all__ = ["main", "build_parser"]
 
-_SUBCOMMANDS = ("solve", "tournament", "report", "games", "play", "assist", "bench", "audit", "speedclue")
+#: the subcommand modules, in the order ``deduce --help`` lists them
+_SUBCOMMANDS = ("solve", "tournament", "report", "games", "play", "assist", "audit", "speedclue")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``deduce`` argument parser with every subcommand module that is present."""
+    """The ``deduce`` argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
         prog="deduce", description="AI opponents for hidden-information deduction board games."
     )
     parser.add_argument("--version", action="store_true", help="print the library version")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"deduce.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"deduce.cli.{name}":
-                continue  # subcommand not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f"deduce.cli.{name}").register(sub)
     return parser
 
 
