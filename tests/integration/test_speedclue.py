@@ -212,10 +212,11 @@ class _Anytime(Agent):
     """Thinks until its deadline, then answers with its best so far (the first legal action)."""
 
     name = "anytime"
-    deadline: float | None = None
+    deadline: float | None = None  # seconds for this decision, as every deduce agent reads it
 
     def act(self, observation):
-        while self.deadline is not None and time.monotonic() < self.deadline - 0.2:
+        stop = time.monotonic() + (self.deadline or 0.0)
+        while self.deadline is not None and time.monotonic() < stop - 0.2:
             time.sleep(0.01)
         return observation.legal_actions[-1]
 
@@ -249,6 +250,15 @@ def test_an_agent_with_a_deadline_answers_itself_in_time(misbehaving_agents):
     assert 0.7 < time.monotonic() - start < 1.5  # it used its budget (half the limit), no more
     assert reply.startswith("suggest ")  # its choice (an accusation, deferred: suggest it first)
     assert bot.stats["late"] == 0 and bot.stats["disallowed"] == 0
+
+
+def test_an_anytime_agent_is_given_seconds_not_a_clock_reading():
+    """infogain reads ``deadline`` as seconds per decision: the bot sets what is left of its
+    budget (a monotonic clock reading there would be hours, and the mode silently off)."""
+    bot = SpeedClueBot("infogain", time_limit=2.0)
+    bot.handle("reset 3 0 Gr Ca Ba Bi Co Di")
+    assert bot.handle("suggest").startswith("suggest ")
+    assert 0 < bot.agent.deadline <= bot.budget <= 2.0
 
 
 def test_disallowed_or_crashing_answers_are_replaced(misbehaving_agents):

@@ -6,8 +6,9 @@ server. Every decision goes through the ordinary path: protocol messages → :cl
 ``ClueObservation`` → ``agent.act`` → action → reply.
 
 Timing: the agent runs in a worker thread and gets ``budget`` seconds (default half the time
-limit). An agent with a ``deadline`` attribute is told the ``time.monotonic()`` instant to
-answer by, so it can return its best answer so far; one that is still thinking at the deadline
+limit). An agent with a ``deadline`` attribute is told the seconds left of that budget
+(``deadline`` is seconds per decision for every deduce agent), so it can return its best answer
+so far; one that is still thinking at the deadline
 is abandoned for the answer of a cheap ``fallback_agent`` (``notebook`` by default: direct
 deductions only, a millisecond), and is not asked again until that call returns, so the reply
 is never late. Answers the protocol forbids are replaced by the closest allowed one.
@@ -189,8 +190,8 @@ class SpeedClueBot:
             return reply
         self.stats["decisions"] += 1
         agent = self.agent
-        if hasattr(agent, "deadline"):
-            agent.deadline = deadline
+        if hasattr(agent, "deadline"):  # agents read it as seconds for this decision
+            agent.deadline = max(deadline - time.monotonic(), 0.001)
         finished, action, error = self._runner.call(lambda: agent.act(obs), deadline)
         wanted: Action | None = action if finished and error is None else None
         if not finished:
