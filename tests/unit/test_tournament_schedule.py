@@ -72,3 +72,12 @@ def test_agent_specs_parse_and_label():
         parse_agent("bad label=random")
     with pytest.raises(DeduceError):
         Schedule(("a", "a"), 2, seed=0)
+
+
+@pytest.mark.parametrize(("text", "value"), [("False", False), ("false", False), ("TRUE", True), ("None", None),
+                                             ("null", None), ("0.5", 0.5), ("3", 3), ("csp", "csp")])
+def test_command_line_values_read_python_and_json_words(text, value):
+    """``--agent-param infogain:gamble=False`` turns gambling off (the text "False" is truthy)."""
+    from deduce.apps.tournament.schedule import parse_value
+
+    assert parse_value(text) == value and type(parse_value(text)) is type(value)

@@ -84,8 +84,14 @@ class AgentSpec:
         return cls(name, tuple(dict(params).items()))
 
 
+_WORDS = {"true": True, "false": False, "none": None, "null": None}
+
+
 def parse_value(text: str) -> Any:
-    """A command-line value: a JSON literal when it is one (``3``, ``true``, ``0.5``), else text."""
+    """A command-line value: a JSON literal when it is one (``3``, ``true``, ``0.5``), the words
+    true/false/none in any case (``gamble=False`` is False, not the text "False"), else text."""
+    if text.strip().casefold() in _WORDS:
+        return _WORDS[text.strip().casefold()]
     try:
         return json.loads(text)
     except ValueError:
