@@ -15,16 +15,16 @@ Agents are ``player_0`` .. ``player_{n-1}`` (seat order); the agent selected is 
 must act (a Clue refuter acts out of turn order). Rewards are the game's ``returns()``, paid when
 the game ends. ``max_steps`` truncates a game after that many actions.
 
-**Actions.** One fixed ``Discrete(N)`` space per game configuration: a canonical enumeration of
-every action the engine can offer in that configuration (:class:`ActionIndex`, built by
-:func:`action_index`). Each action kind is a block indexed by its fields in mixed radix;
-fields that are sets of cards (an Alibi meld, an Alibi (Adlung) exchange, a Crime Hotel
-exchange) are ranked by the combinatorial number system, so a block of several hundred
-thousand subsets is never materialised: an index is computed from an action and an action
-from an index. Indices that no state offers (a Crime Hotel police move from a space to
-nowhere) are simply never legal. A game from elsewhere plugs in with
-:func:`register_action_index`, or by giving its Game class an ``action_space()`` method that
-returns every possible action.
+**Actions.** One fixed ``Discrete(N)`` space per game configuration: the game's canonical
+numbering of every action the engine can offer in that configuration, from the core module
+:mod:`deduce.actions` (an :class:`~deduce.actions.ActionIndex`, declared by each game in its
+record, ``GameInfo.actions``, and found by :func:`deduce.actions.action_index`; every framework
+adapter shares it). Sets of cards are ranked by the combinatorial number system, so a block
+of several hundred thousand subsets is never materialised; indices that no state offers (a
+Crime Hotel police move from a space to nowhere) are simply never legal. A game from
+elsewhere plugs in with :func:`~deduce.actions.register_action_index`, or by giving its Game
+class an ``action_space()`` method that returns every possible action. The numbering's names
+(``ActionIndex``, ``action_index``, ...) are re-exported here.
 
 **Observations.** ``{"observation": float32 vector, "action_mask": int8 vector}``. The vector is
 what the player may know, in a fixed shape: the propagated possible-location grid
@@ -37,13 +37,10 @@ observation is used, so nothing hidden leaks.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
-from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +54,16 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "deduce.apps.pettingzoo needs PettingZoo and Gymnasium: pip install 'deduce[pettingzoo]'"
     ) from exc
 
+from deduce.actions import (
+    ActionIndex,
+    Block,
+    Choice,
+    Combos,
+    Dimension,
+    Seq,
+    action_index,
+    register_action_index,
+)
 from deduce.errors import IllegalAction, NotSupported, UnknownName
 from deduce.games.base import Action, Game, Observation, State
 from deduce.games.registry import game_names, make
@@ -83,331 +90,6 @@ __all__ = [
 
 #: the suffix of every environment name (``clue_v0``); bumped when observations or actions change.
 ENV_VERSION = 0
-
-
-# -- action enumeration -------------------------------------------------------------------------
-class Dimension(Protocol):
-    """One field of an action: ``size`` values, ranked ``0 .. size-1``."""
-
-    size: int
-
-    def rank(self, value: Any) -> int:
-        """The index of ``value``; ``KeyError`` if it is not in this dimension."""
-        ...
-
-    def unrank(self, index: int) -> Any:
-        """The value at ``index``."""
-        ...
-
-
-class Choice:
-    """A field taking one of ``values`` (hashable), in that order."""
-
-    def __init__(self, values: Iterable[Hashable]) -> None:
-        self.values: tuple[Hashable, ...] = tuple(values)
-        self._rank = {v: i for i, v in enumerate(self.values)}
-        if len(self._rank) != len(self.values):
-            raise ValueError("a Choice needs distinct values")
-        self.size = len(self.values)
-
-    def rank(self, value: Any) -> int:
-        """The position of ``value`` in ``values``."""
-        return self._rank[value]
-
-    def unrank(self, index: int) -> Any:
-        """The value at position ``index``."""
-        return self.values[index]
-
-
-class Combos:
-    """A field holding an ascending tuple of distinct elements of ``universe``, of a length in
-    ``sizes``. Ranked by length, then colexicographically (the combinatorial number system), so
-    no subset is ever listed."""
-
-    def __init__(self, universe: Iterable[int], sizes: Iterable[int]) -> None:
-        self.universe: tuple[int, ...] = tuple(sorted(universe))
-        self._pos = {v: i for i, v in enumerate(self.universe)}
-        m = len(self.universe)
-        self.sizes: tuple[int, ...] = tuple(sorted({k for k in sizes if 0 <= k <= m}))
-        self._offset: dict[int, int] = {}
-        total = 0
-        for k in self.sizes:
-            self._offset[k] = total
-            total += math.comb(m, k)
-        self.size = total
-
-    def rank(self, value: Any) -> int:
-        """The index of the subset ``value`` (any order; elements must be distinct)."""
-        positions = sorted(self._pos[v] for v in value)
-        k = len(positions)
-        if k not in self._offset or len(set(positions)) != k:
-            raise KeyError(value)
-        return self._offset[k] + sum(math.comb(c, i + 1) for i, c in enumerate(positions))
-
-    def unrank(self, index: int) -> tuple[int, ...]:
-        """The ascending subset at ``index``."""
-        if not 0 <= index < self.size:
-            raise IndexError(index)
-        k = max(s for s in self.sizes if self._offset[s] <= index)
-        r = index - self._offset[k]
-        positions: list[int] = []
-        c = len(self.universe)
-        for j in range(k, 0, -1):
-            c -= 1
-            while math.comb(c, j) > r:
-                c -= 1
-            positions.append(c)
-            r -= math.comb(c, j)
-        return tuple(self.universe[p] for p in reversed(positions))
-
-
-class Seq:
-    """A tuple-valued field whose items are ranked by ``dims`` (mixed radix, first item slowest)."""
-
-    def __init__(self, dims: Sequence[Dimension]) -> None:
-        self.dims = tuple(dims)
-        self.size = math.prod(d.size for d in self.dims)
-
-    def rank(self, value: Any) -> int:
-        """The mixed-radix index of the tuple ``value``."""
-        value = tuple(value)
-        if len(value) != len(self.dims):
-            raise KeyError(value)
-        index = 0
-        for d, v in zip(self.dims, value, strict=True):
-            index = index * d.size + d.rank(v)
-        return index
-
-    def unrank(self, index: int) -> tuple[Any, ...]:
-        """The tuple at ``index``."""
-        out = []
-        for d in reversed(self.dims):
-            index, r = divmod(index, d.size)
-            out.append(d.unrank(r))
-        return tuple(reversed(out))
-
-
-class Block:
-    """Every action of class ``cls`` whose init fields (in declaration order) range over ``dims``."""
-
-    def __init__(self, cls: type[Action], dims: Sequence[Dimension] = ()) -> None:
-        names = [f.name for f in dataclasses.fields(cls) if f.init]
-        if len(names) != len(dims):
-            raise ValueError(f"{cls.__name__} has fields {names}; got {len(dims)} dimensions")
-        self.cls = cls
-        self.fields = tuple(names)
-        self.seq = Seq(dims)
-        self.size = self.seq.size
-
-    def rank(self, action: Action) -> int:
-        """The index of ``action`` within this block (``KeyError`` if outside it)."""
-        return self.seq.rank(tuple(getattr(action, f) for f in self.fields))
-
-    def unrank(self, index: int) -> Action:
-        """The action at ``index`` within this block."""
-        return self.cls(*self.seq.unrank(index))
-
-
-class _Listed:
-    """Every action in an explicit list (the fallback for a game with ``action_space()``)."""
-
-    def __init__(self, actions: Iterable[Action]) -> None:
-        self.choice = Choice(actions)
-        self.size = self.choice.size
-
-    def rank(self, action: Action) -> int:
-        return self.choice.rank(action)
-
-    def unrank(self, index: int) -> Action:
-        return self.choice.unrank(index)  # type: ignore[return-value]
-
-
-class ActionIndex:
-    """A fixed numbering ``0 .. size-1`` of every action a game configuration can offer."""
-
-    def __init__(self, blocks: Sequence[Block | _Listed]) -> None:
-        self.blocks = tuple(blocks)
-        self.offsets = tuple(np.cumsum([0] + [b.size for b in self.blocks]).tolist())
-        self.size = int(self.offsets[-1])
-        if self.size == 0:
-            raise ValueError("an action index needs at least one action")
-        self._by_type: dict[type, list[int]] = {}
-        kinds: list[type] = []
-        for i, b in enumerate(self.blocks):
-            types = [b.cls] if isinstance(b, Block) else [type(a) for a in b.choice.values]
-            for t in types:
-                if i not in self._by_type.setdefault(t, []):
-                    self._by_type[t].append(i)
-                if t not in kinds:
-                    kinds.append(t)
-        #: the action classes, in block order (the observation's phase multi-hot follows it).
-        self.kinds: tuple[type, ...] = tuple(kinds)
-
-    @classmethod
-    def from_actions(cls, actions: Iterable[Action]) -> ActionIndex:
-        """An index over an explicit list of actions."""
-        return cls([_Listed(actions)])
-
-    def __len__(self) -> int:
-        return self.size
-
-    def encode(self, action: Action) -> int:
-        """The index of ``action``; :class:`NotSupported` if the enumeration lacks it."""
-        for i in self._by_type.get(type(action), ()):
-            try:
-                return self.offsets[i] + self.blocks[i].rank(action)
-            except (KeyError, IndexError, TypeError):
-                continue
-        raise NotSupported(f"{action!r} is outside this game's action enumeration")
-
-    def decode(self, index: int) -> Action:
-        """The action numbered ``index``."""
-        index = int(index)
-        if not 0 <= index < self.size:
-            raise IllegalAction(f"action index {index} is outside 0..{self.size - 1}")
-        for i, (lo, hi) in enumerate(pairwise(self.offsets)):
-            if lo <= index < hi:
-                return self.blocks[i].unrank(index - lo)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def mask(self, actions: Iterable[Action]) -> np.ndarray:
-        """An ``int8`` vector of length ``size``: 1 at the index of every action in ``actions``."""
-        out = np.zeros(self.size, dtype=np.int8)
-        idx = [self.encode(a) for a in actions]
-        if idx:
-            out[idx] = 1
-        return out
-
-
-IndexBuilder = Callable[[Game], ActionIndex]
-_BUILDERS: dict[str, IndexBuilder] = {}
-
-
-def register_action_index(game: str, builder: IndexBuilder) -> None:
-    """Use ``builder(game) -> ActionIndex`` for the game registered as ``game``."""
-    _BUILDERS[game] = builder
-
-
-def _clue(game: Any) -> ActionIndex:
-    from deduce.games.clue import rules as clue
-
-    s, w, r = (Choice(cat) for cat in game.categories)
-    triple = Seq([s, w, r])
-    return ActionIndex([
-        Block(clue.Suggest, [triple]),
-        Block(clue.Show, [Choice(range(len(game.deck)))]),
-        Block(clue.Accuse, [triple]),
-        Block(clue.ViewExtra),
-        Block(clue.EndTurn),
-    ])
-
-
-def _mafia_code(game: Any) -> ActionIndex:
-    from deduce.games.mafia_code import rules as mafia_code
-
-    return ActionIndex([
-        Block(mafia_code.Guess, [Choice(range(game.num_players)), Choice(range(game.config.num_cards))]),
-        Block(mafia_code.Stop),
-    ])
-
-
-def _checkpoint_charlie(game: Any) -> ActionIndex:
-    from deduce.games.checkpoint_charlie import rules as cc
-
-    return ActionIndex([
-        Block(cc.ChooseSide, [Choice((0, 1))]),
-        Block(cc.Arrest, [Choice(range(cc.NUM_CATS))]),
-        Block(cc.Pass),
-    ])
-
-
-def _alibi(game: Any) -> ActionIndex:
-    from deduce.games.alibi import rules as alibi
-
-    # A player melds only complete sets from its hand, and a hand never outgrows its deal
-    # (passing gives and takes the same number of cards; melding only removes): a meld holds
-    # at most as many sets as the smallest sets that fit in the largest dealt hand.
-    sizes = sorted(len(ids) for ids in game.set_cards)
-    room = max(game.config.hand_sizes())
-    most = 0
-    while most < len(sizes) and sum(sizes[: most + 1]) <= room:
-        most += 1
-    questions = [()] + [tuple(sorted(set(ids))) for _, ids in game.canonical_sets()]
-    values = max(
-        max(len(sets) for sets in game.category_sets),
-        max(len(ids) for ids in game.set_cards),
-    )
-    return ActionIndex([
-        Block(alibi.Meld, [Combos(range(len(game.set_cards)), range(most + 1))]),
-        Block(alibi.Ask, [Choice(range(game.num_players)), Choice(tuple(alibi.Family)), Choice(dict.fromkeys(questions))]),
-        Block(alibi.Accuse),
-        Block(alibi.PassCard, [Choice(range(len(game.deck)))]),
-        Block(alibi.Fill, [Choice(range(len(alibi.BLANKS))), Choice(range(values))]),
-        Block(alibi.Done),
-    ])
-
-
-def _alibi_adlung(game: Any) -> ActionIndex:
-    from deduce.games.alibi_adlung import rules as aa
-
-    card = Choice(range(len(game.deck)))
-    suspect = Choice(range(len(game.suspects)))
-    # An exchange discards 1..hand_size cards of one's hand, which never exceeds hand_size.
-    return ActionIndex([
-        Block(aa.PlayEvidence, [card]),
-        Block(aa.PlayAlibi, [card, suspect]),
-        Block(aa.PlayBribe, [card, card]),
-        Block(aa.PlayEye, [card]),
-        Block(aa.Exchange, [Combos(range(len(game.deck)), range(1, game.config.hand_size + 1))]),
-        Block(aa.Pass),
-        Block(aa.Name, [suspect]),
-        Block(aa.Decline),
-    ])
-
-
-def _crime_hotel(game: Any) -> ActionIndex:
-    from deduce.games.crime_hotel import rules as ch
-
-    cfg = game.config
-    card = Choice(range(len(game.deck)))
-    space = Choice(game.spaces)
-    maybe_space = Choice((None, *game.spaces))
-    seat = Choice(range(game.num_players))
-    give = min(max(cfg.exchange_slots, default=0), cfg.hand_size)
-    return ActionIndex([
-        Block(ch.Play, [card]),
-        Block(ch.Deduce, [space]),
-        Block(ch.MovePolice, [maybe_space, maybe_space]),
-        Block(ch.Exchange, [seat, Combos(range(len(game.deck)), range(give + 1))]),
-        Block(ch.Check, [seat]),
-        Block(ch.Double),
-        Block(ch.Bonus),
-    ])
-
-
-_BUILTIN_BUILDERS: dict[str, IndexBuilder] = {
-    "clue": _clue,
-    "alibi": _alibi,
-    "alibi-adlung": _alibi_adlung,
-    "mafia-code": _mafia_code,
-    "checkpoint-charlie": _checkpoint_charlie,
-    "crime-hotel": _crime_hotel,
-}
-
-
-def action_index(game: Game) -> ActionIndex:
-    """The fixed action numbering of ``game`` (its registered builder, its built-in enumeration,
-    or its Game class's ``action_space()`` list)."""
-    builder = _BUILDERS.get(game.name) or _BUILTIN_BUILDERS.get(game.name)
-    if builder is not None:
-        return builder(game)
-    listing = getattr(game, "action_space", None)
-    if callable(listing):
-        return ActionIndex.from_actions(listing())
-    raise NotSupported(
-        f"game {game.name!r} has no action enumeration: give its Game class an action_space() "
-        "method or call deduce.apps.pettingzoo.register_action_index"
-    )
 
 
 # -- names --------------------------------------------------------------------------------------

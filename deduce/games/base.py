@@ -12,13 +12,16 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
 from deduce.constraints import Constraint
 from deduce.errors import IllegalAction, NotSupported
 from deduce.knowledge import KnowledgeBase
+
+if TYPE_CHECKING:  # deduce.actions imports this module
+    from deduce.actions import ActionIndex
 
 __all__ = ["Action", "Event", "Dealt", "Observation", "Game", "State", "GameInfo", "LogFormat", "Wording", "PUBLIC"]
 
@@ -243,7 +246,9 @@ class GameInfo:
     ``incremental``: knowledge grows one event at a time through
     :meth:`Game.event_constraints` (otherwise a game rebuilds it from the whole history, as games
     whose cards move do). ``wording`` gives the wording module for a configured game (``None``:
-    generic wording). ``actions`` numbers the game's actions for learning frameworks.
+    generic wording). ``actions`` builds the game's fixed action numbering for a configured game
+    (a :class:`~deduce.actions.ActionIndex`, shared by the learning-framework adapters; ``None``:
+    see :func:`deduce.actions.action_index` for the fallbacks).
     """
 
     name: str
@@ -251,4 +256,4 @@ class GameInfo:
     log: LogFormat | None = None
     wording: Callable[[Game], Wording] | None = None
     incremental: bool = False
-    actions: Any = None
+    actions: Callable[[Game], ActionIndex] | None = None

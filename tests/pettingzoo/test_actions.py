@@ -1,7 +1,5 @@
-"""The fixed action numbering: a bijection on its range, covering every action the engines offer."""
-
-import itertools
-import math
+"""The adapter's Discrete(N) is the core numbering (deduce.actions, tested in
+tests/unit/test_actions.py): each game's declared ActionIndex, re-exported under the old names."""
 
 import numpy as np
 import pytest
@@ -10,102 +8,41 @@ pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 
 import deduce  # noqa: E402
-from deduce.apps.pettingzoo import (  # noqa: E402
-    ActionIndex,
-    Block,
-    Choice,
-    Combos,
-    Seq,
-    action_index,
-    register_action_index,
-)
-from deduce.errors import IllegalAction, NotSupported  # noqa: E402
+from deduce import actions as core_actions  # noqa: E402
+from deduce.apps import pettingzoo as pz  # noqa: E402
+from deduce.games.registry import game_info  # noqa: E402
+
+REEXPORTED = ["ActionIndex", "Block", "Choice", "Combos", "Dimension", "Seq", "action_index", "register_action_index"]
 
 
-def test_combos_rank_every_subset_once_in_order():
-    combos = Combos([10, 20, 30, 40, 50], sizes=[0, 2, 3])
-    subsets = [s for k in (0, 2, 3) for s in itertools.combinations([10, 20, 30, 40, 50], k)]
-    assert combos.size == len(subsets) == 1 + 10 + 10
-    ranks = [combos.rank(s) for s in subsets]
-    assert sorted(ranks) == list(range(combos.size))
-    for s, r in zip(subsets, ranks, strict=True):
-        assert combos.unrank(r) == s
-    assert combos.rank((30, 10)) == combos.rank((10, 30))
-    for bad in [(10,), (10, 10), (10, 99)]:
-        with pytest.raises(KeyError):
-            combos.rank(bad)
-
-
-def test_combos_never_materialise_a_large_space():
-    combos = Combos(range(60), range(1, 6))
-    assert combos.size == sum(math.comb(60, k) for k in range(1, 6))
-    last = combos.size - 1
-    assert combos.unrank(last) == (55, 56, 57, 58, 59)
-    assert combos.rank((55, 56, 57, 58, 59)) == last
-
-
-def test_seq_is_mixed_radix():
-    seq = Seq([Choice("ab"), Choice(range(3))])
-    assert [seq.unrank(i) for i in range(seq.size)] == [(x, y) for x in "ab" for y in range(3)]
-    assert seq.rank(("b", 2)) == 5
+def test_numbering_names_are_the_core_ones():
+    for name in REEXPORTED:
+        assert name in pz.__all__
+        assert getattr(pz, name) is getattr(core_actions, name)
 
 
 @pytest.mark.parametrize("game_name", deduce.game_names())
-def test_decode_encode_round_trip(game_name):
-    index = action_index(deduce.make(game_name))
-    rng = np.random.default_rng(0)
-    picks = {0, index.size - 1, *map(int, rng.integers(index.size, size=300))}
-    for lo in index.offsets[:-1]:
-        picks.add(int(lo))
-    for i in picks:
-        assert index.encode(index.decode(i)) == i
-    with pytest.raises(IllegalAction):
-        index.decode(index.size)
+def test_action_space_is_the_declared_numbering(game_name):
+    env = pz.raw_env(game_name)
+    declared = game_info(game_name).actions(env.game)
+    assert env.action_space("player_0").n == env.actions.size == declared.size
+    assert env.actions.kinds == declared.kinds
+    env.reset(seed=3)
+    legal = env.legal_actions()
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert np.array_equal(mask, declared.mask(legal))
+    assert [env.actions.encode(a) for a in legal] == [declared.encode(a) for a in legal]
 
 
-@pytest.mark.parametrize("game_name", deduce.game_names())
-def test_every_offered_action_has_an_index(game_name):
-    game = deduce.make(game_name)
-    index = action_index(game)
-    seen: set[int] = set()
-    for seed in range(2):
-        state = game.new_initial_state(seed)
-        rng = np.random.default_rng(seed)
-        for _ in range(400):
-            if state.is_terminal():
-                break
-            legal = state.legal_actions()
-            mask = index.mask(legal)
-            assert mask.sum() == len(set(legal))
-            for a in legal:
-                i = index.encode(a)
-                assert index.decode(i) == a
-                seen.add(i)
-            state.apply(legal[int(rng.integers(len(legal)))])
-    assert len(seen) > 1
-
-
-def test_listed_and_registered_enumerations():
+def test_a_registered_numbering_is_used_by_the_env():
     from deduce.games.checkpoint_charlie import rules as cc
 
-    listed = ActionIndex.from_actions([cc.Pass(), cc.ChooseSide(0), cc.ChooseSide(1)])
-    assert listed.size == 3 and listed.encode(cc.ChooseSide(1)) == 2
-    assert set(listed.kinds) == {cc.Pass, cc.ChooseSide}
-    with pytest.raises(NotSupported, match="outside"):
-        listed.encode(cc.Arrest(3))
-    game = deduce.make("checkpoint-charlie")
-    register_action_index("checkpoint-charlie", lambda g: listed)
+    everything = [cc.ChooseSide(0), cc.ChooseSide(1), *(cc.Arrest(c) for c in range(cc.NUM_CATS)), cc.Pass()]
+    listed = pz.ActionIndex.from_actions(list(reversed(everything)))
+    pz.register_action_index("checkpoint-charlie", lambda g: listed)
     try:
-        assert action_index(game) is listed
+        env = pz.raw_env("checkpoint-charlie")
+        assert env.actions is listed and env.action_space("player_0").n == len(everything)
     finally:
-        from deduce.apps import pettingzoo as pz
-
-        pz._BUILDERS.pop("checkpoint-charlie")
-    assert action_index(game).size == 35
-
-
-def test_block_checks_its_fields():
-    from deduce.games.mafia_code import rules as mc
-
-    with pytest.raises(ValueError, match="fields"):
-        Block(mc.Guess, [Choice(range(3))])
+        core_actions._BUILDERS.pop("checkpoint-charlie")
+    assert pz.raw_env("checkpoint-charlie").actions is not listed

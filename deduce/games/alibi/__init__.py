@@ -4,6 +4,7 @@ Modules: ``rules`` (the engine and its time-indexed knowledge), ``log`` (the pla
 """
 
 from deduce.games.alibi import log
+from deduce.games.alibi.actions import action_index
 from deduce.games.alibi.rules import AlibiConfig, AlibiGame, AlibiObservation, AlibiState
 from deduce.games.base import GameInfo
 
@@ -13,6 +14,7 @@ INFO = GameInfo(
     game=AlibiGame,
     log=log,  # type: ignore[arg-type]
     incremental=False,
+    actions=action_index,  # type: ignore[arg-type]
 )
 
 __all__ = ["INFO", "AlibiConfig", "AlibiGame", "AlibiObservation", "AlibiState"]

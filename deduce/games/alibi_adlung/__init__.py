@@ -5,6 +5,7 @@ knowledge an exact posterior needs), ``log`` (the player-view log, in card faces
 """
 
 from deduce.games.alibi_adlung import log
+from deduce.games.alibi_adlung.actions import action_index
 from deduce.games.alibi_adlung.rules import (
     AlibiAdlungConfig,
     AlibiAdlungGame,
@@ -19,6 +20,7 @@ INFO = GameInfo(
     game=AlibiAdlungGame,
     log=log,  # type: ignore[arg-type]
     incremental=False,
+    actions=action_index,  # type: ignore[arg-type]
 )
 
 __all__ = ["INFO", "AlibiAdlungConfig", "AlibiAdlungGame", "AlibiAdlungObservation", "AlibiAdlungState"]

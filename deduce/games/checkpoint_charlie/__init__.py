@@ -5,6 +5,7 @@ Modules: ``rules`` (the engine and its knowledge of the current round), ``log`` 
 
 from deduce.games.base import GameInfo
 from deduce.games.checkpoint_charlie import log
+from deduce.games.checkpoint_charlie.actions import action_index
 from deduce.games.checkpoint_charlie.rules import (
     CheckpointCharlieConfig,
     CheckpointCharlieGame,
@@ -18,6 +19,7 @@ INFO = GameInfo(
     game=CheckpointCharlieGame,
     log=log,  # type: ignore[arg-type]
     incremental=True,
+    actions=action_index,  # type: ignore[arg-type]
 )
 
 __all__ = ["INFO", "CheckpointCharlieConfig", "CheckpointCharlieGame", "CheckpointCharlieObservation", "CheckpointCharlieState"]

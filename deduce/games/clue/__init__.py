@@ -6,6 +6,7 @@ intrigue edition's cards), ``log`` (the player-view log), ``text`` and ``board_t
 
 from deduce.games.base import Game, GameInfo, Wording
 from deduce.games.clue import board_text, log, text
+from deduce.games.clue.actions import action_index
 from deduce.games.clue.rules import ClueConfig, ClueGame, ClueObservation, ClueState
 
 
@@ -21,6 +22,7 @@ INFO = GameInfo(
     log=log,  # type: ignore[arg-type]
     wording=_wording,
     incremental=True,
+    actions=action_index,  # type: ignore[arg-type]
 )
 
 __all__ = ["INFO", "ClueConfig", "ClueGame", "ClueObservation", "ClueState"]

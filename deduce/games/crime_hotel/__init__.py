@@ -6,6 +6,7 @@ Modules: ``rules`` (the engine and its time-indexed knowledge of the current gam
 
 from deduce.games.base import GameInfo
 from deduce.games.crime_hotel import log
+from deduce.games.crime_hotel.actions import action_index
 from deduce.games.crime_hotel.rules import (
     CrimeHotelConfig,
     CrimeHotelGame,
@@ -19,6 +20,7 @@ INFO = GameInfo(
     game=CrimeHotelGame,
     log=log,  # type: ignore[arg-type]
     incremental=False,
+    actions=action_index,  # type: ignore[arg-type]
 )
 
 __all__ = ["INFO", "CrimeHotelConfig", "CrimeHotelGame", "CrimeHotelObservation", "CrimeHotelState"]

@@ -5,6 +5,7 @@ Modules: ``rules`` (the engine and its knowledge), ``log`` (the player-view log)
 
 from deduce.games.base import GameInfo
 from deduce.games.mafia_code import log
+from deduce.games.mafia_code.actions import action_index
 from deduce.games.mafia_code.rules import (
     MafiaCodeConfig,
     MafiaCodeGame,
@@ -18,6 +19,7 @@ INFO = GameInfo(
     game=MafiaCodeGame,
     log=log,  # type: ignore[arg-type]
     incremental=True,
+    actions=action_index,  # type: ignore[arg-type]
 )
 
 __all__ = ["INFO", "MafiaCodeConfig", "MafiaCodeGame", "MafiaCodeObservation", "MafiaCodeState"]
