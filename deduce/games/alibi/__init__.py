@@ -1,6 +1,7 @@
 """Alibi (Mayfair 1992, RULES.md §1).
 
-Modules: ``rules`` (the engine and its time-indexed knowledge), ``log`` (the player-view log).
+Modules: ``rules`` (the engine and its time-indexed knowledge), ``log`` (the player-view log), ``actions``
+(the action numbering).
 """
 
 from deduce.games.alibi import log

@@ -1,7 +1,7 @@
 """Alibi (Adlung 2001, RULES.md §1′).
 
 Modules: ``rules`` (the engine and its static knowledge), ``history`` (the time-indexed
-knowledge an exact posterior needs), ``log`` (the player-view log, in card faces).
+knowledge an exact posterior needs), ``log`` (the player-view log, in card faces), ``actions`` (the action numbering).
 """
 
 from deduce.games.alibi_adlung import log

@@ -1,6 +1,7 @@
 """Checkpoint Charlie (RULES.md §3).
 
-Modules: ``rules`` (the engine and its knowledge of the current round), ``log`` (the player-view log).
+Modules: ``rules`` (the engine and its knowledge of the current round), ``log`` (the player-view log),
+``actions`` (the action numbering).
 """
 
 from deduce.games.base import GameInfo

@@ -1,7 +1,8 @@
 """Clue / Cluedo (RULES.md §5): board-less, on the board (``board_mode="board"``) or the intrigue edition.
 
 Modules: ``rules`` (the engine and its knowledge), ``board`` and ``intrigue`` (the board and the
-intrigue edition's cards), ``log`` (the player-view log), ``text`` and ``board_text`` (wording).
+intrigue edition's cards), ``log`` (the player-view log), ``text`` and ``board_text`` (wording),
+``actions`` (the action numbering).
 """
 
 from deduce.games.base import Game, GameInfo, Wording

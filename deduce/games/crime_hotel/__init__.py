@@ -1,7 +1,7 @@
 """Crime Hotel (RULES.md §4).
 
 Modules: ``rules`` (the engine and its time-indexed knowledge of the current game), ``log``
-(the player-view log).
+(the player-view log), ``actions`` (the action numbering).
 """
 
 from deduce.games.base import GameInfo

@@ -1,6 +1,7 @@
 """Mafia Code (RULES.md §2).
 
-Modules: ``rules`` (the engine and its knowledge), ``log`` (the player-view log).
+Modules: ``rules`` (the engine and its knowledge), ``log`` (the player-view log), ``actions`` (the action
+numbering).
 """
 
 from deduce.games.base import GameInfo
