@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from deduce.errors import UnknownName
+from deduce.errors import InvalidConfig, UnknownName
 
 __all__ = ["Card", "Deck", "normalise_name"]
 
@@ -46,12 +46,16 @@ class Deck:
         by_name: dict[str, Card] = {}
         for i, card in enumerate(self.cards):
             if card.id != i:
-                raise ValueError(f"card {card.name!r} has id {card.id}, expected {i}")
+                raise InvalidConfig(f"cards[{i}].id", card.id, f"card {card.name!r} has id {card.id}, expected {i}")
             key = normalise_name(card.name)
             if not key:
-                raise ValueError(f"card name {card.name!r} has no letters or digits")
+                raise InvalidConfig(f"cards[{i}].name", card.name, f"card name {card.name!r} has no letters or digits")
             if key in by_name:
-                raise ValueError(f"duplicate card name {card.name!r}")
+                raise InvalidConfig(
+                    f"cards[{i}].name",
+                    card.name,
+                    f"duplicate card name {card.name!r} (card {by_name[key].id} is {by_name[key].name!r})",
+                )
             by_name[key] = card
         object.__setattr__(self, "_by_name", by_name)
 

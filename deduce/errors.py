@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import reprlib
+
 __all__ = [
     "DeduceError",
     "UnknownName",
+    "InvalidConfig",
     "InvalidConstraint",
     "Contradiction",
     "IllegalAction",
@@ -23,6 +26,34 @@ class UnknownName(DeduceError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxtuple = _SHORT.maxlist = _SHORT.maxset = _SHORT.maxfrozenset = _SHORT.maxdict = 8
+
+
+class InvalidConfig(DeduceError, ValueError):
+    """A configuration value (or another setting given by the caller: a deal, a deck, a board
+    map, an argument) that the rules or the library do not allow.
+
+    ``field`` names the setting, ``value`` is what was given and ``reason`` says what is wrong;
+    the message reads ``field=value: reason`` (a long value is abbreviated)::
+
+        >>> str(InvalidConfig("num_players", 7, "Clue takes 3 to 6 players"))
+        'num_players=7: Clue takes 3 to 6 players'
+
+    It is a :class:`ValueError`, so ``except ValueError`` still catches it.
+    """
+
+    def __init__(self, field: str, value: object, reason: str) -> None:
+        super().__init__(field, value, reason)
+        self.field = field
+        self.value = value
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.field}={_SHORT.repr(self.value)}: {self.reason}"
 
 
 class InvalidConstraint(DeduceError, ValueError):

@@ -30,7 +30,7 @@ from deduce.constraints import (
     Op,
     Transfer,
 )
-from deduce.errors import Contradiction, InvalidConstraint, UnknownName
+from deduce.errors import Contradiction, InvalidConfig, InvalidConstraint, UnknownName
 
 __all__ = ["KnowledgeBase", "Checker", "propagate"]
 
@@ -52,13 +52,13 @@ class KnowledgeBase:
         checker: Checker | None = None,
     ) -> None:
         if epochs < 1:
-            raise ValueError("a knowledge base needs at least one epoch")
+            raise InvalidConfig("epochs", epochs, "a knowledge base needs at least one epoch")
         locations = tuple(str(z) for z in locations)
         keys = [normalise_name(z) for z in locations]
         if len(set(keys)) != len(keys) or not all(keys):
-            raise ValueError(f"location names must be distinct and non-empty: {locations}")
+            raise InvalidConfig("locations", locations, f"location names must be distinct and non-empty: {locations}")
         if not locations:
-            raise ValueError("a knowledge base needs at least one location")
+            raise InvalidConfig("locations", locations, "a knowledge base needs at least one location")
         self.deck = deck
         self.locations: tuple[str, ...] = locations
         self.epochs = int(epochs)
@@ -229,11 +229,20 @@ class KnowledgeBase:
     def consistent_with(self, world: Sequence) -> bool:
         w = _as_epochs(world)
         if len(w) != self.epochs or any(len(row) != self.num_cards for row in w):
-            raise ValueError("world has the wrong shape for this knowledge base")
-        for row in w:
-            for z in row:
+            shape = (len(w), *sorted({len(row) for row in w}))
+            raise InvalidConfig(
+                "world.shape",
+                shape,
+                f"world has the wrong shape for this knowledge base: expected ({self.epochs}, {self.num_cards})",
+            )
+        for e, row in enumerate(w):
+            for c, z in enumerate(row):
                 if not 0 <= int(z) < self.num_locations:
-                    raise ValueError(f"world names location index {z}, out of range")
+                    raise InvalidConfig(
+                        f"world[{e}][{c}]",
+                        int(z),
+                        f"world names location index {z}, out of range 0..{self.num_locations - 1}",
+                    )
         return all(c.holds(w) for c in self._constraints)
 
     # -- text -------------------------------------------------------------------------------

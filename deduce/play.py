@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from deduce.errors import IllegalAction
+from deduce.errors import IllegalAction, InvalidConfig
 from deduce.games.base import Action, Game, Observation
 
 __all__ = ["play_game", "GameRecord", "Failure", "PlayerLike", "seeds_for", "hard_limit"]
@@ -122,7 +122,7 @@ def play_game(
     """
     n = game.num_players
     if len(agents) != n:
-        raise ValueError(f"{game.name} with {n} players needs {n} agents, got {len(agents)}")
+        raise InvalidConfig("agents", len(agents), f"{game.name} with {n} players needs {n} agents, got {len(agents)}")
     own_deal_seed, *agent_seeds = seeds_for(seed, n + 1)
     if deal_seed is None:
         deal_seed = own_deal_seed

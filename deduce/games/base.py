@@ -10,6 +10,7 @@ event's :meth:`Event.view` returns what one player sees of it (or ``None``).
 from __future__ import annotations
 
 import abc
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -17,13 +18,26 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 import numpy as np
 
 from deduce.constraints import Constraint
-from deduce.errors import IllegalAction, NotSupported
+from deduce.errors import IllegalAction, InvalidConfig, NotSupported
 from deduce.knowledge import KnowledgeBase
 
 if TYPE_CHECKING:  # deduce.actions imports this module
     from deduce.actions import ActionIndex
 
-__all__ = ["Action", "Event", "Dealt", "Observation", "Game", "State", "GameInfo", "LogFormat", "Wording", "PUBLIC"]
+__all__ = [
+    "Action",
+    "Event",
+    "Dealt",
+    "Observation",
+    "Game",
+    "State",
+    "GameInfo",
+    "LogFormat",
+    "Wording",
+    "PUBLIC",
+    "own_observation",
+    "placement_problem",
+]
 
 PUBLIC: frozenset[int] | None = None
 
@@ -78,6 +92,35 @@ class Observation:
     @property
     def acting(self) -> bool:
         return bool(self.legal_actions)
+
+
+ObservationT = TypeVar("ObservationT", bound=Observation)
+
+
+def own_observation(observation: Observation, cls: type[ObservationT], where: str) -> ObservationT:
+    """``observation`` if it is a ``cls`` (a game's own observation type); otherwise
+    :class:`~deduce.errors.InvalidConfig` naming what ``where`` was given instead."""
+    if not isinstance(observation, cls):
+        given = type(observation).__name__
+        raise InvalidConfig("observation", given, f"{where} takes a {cls.__name__}")
+    return observation
+
+
+def placement_problem(ids: Sequence[int], count: int, what: str = "card") -> str:
+    """Why ``ids`` is not every id ``0..count-1`` exactly once, in words (``""`` when it is):
+    the check of every deal given by a caller (``what``: "card", "suspect", ...)."""
+    counts = Counter(int(c) for c in ids)
+    parts = []
+    strange = sorted(c for c in counts if not 0 <= c < count)
+    if strange:
+        parts.append(f"no {what} has id {', '.join(map(str, strange))}")
+    twice = sorted(c for c, k in counts.items() if k > 1 and 0 <= c < count)
+    if twice:
+        parts.append(f"{what} {', '.join(map(str, twice))} placed more than once")
+    missing = [c for c in range(count) if c not in counts]
+    if missing:
+        parts.append(f"{what} {', '.join(map(str, missing))} placed nowhere")
+    return "; ".join(parts)
 
 
 ConfigT = TypeVar("ConfigT")

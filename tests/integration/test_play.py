@@ -78,7 +78,7 @@ def test_bad_options_are_one_line_errors(capsys):
     assert main(["play", "clue", "--agents", "random,random,random"]) == 2
     assert "one per seat; got 3" in capsys.readouterr().err
     assert main(["play", "clue", "--players", "9"]) == 2
-    assert "cannot set up clue: Clue needs 3 to 6 players, not 9" in capsys.readouterr().err
+    assert "cannot set up clue: num_players=9: Clue needs 3 to 6 players" in capsys.readouterr().err
 
 
 def test_clue_on_the_board_draws_the_tokens_each_turn():

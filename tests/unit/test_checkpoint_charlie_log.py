@@ -119,7 +119,7 @@ def test_a_contradiction_names_the_earlier_event():
 
 
 @pytest.mark.parametrize("header,message", [
-    ({"players": ["ann", "bob"]}, "Checkpoint Charlie needs 3 to 5 players, not 2"),
+    ({"players": ["ann", "bob"]}, "num_players=2: Checkpoint Charlie needs 3 to 5 players"),
     ({"players": ["ann", "bob", "bag"]}, "'bag' is not a player name"),
     ({"me": "zed"}, "unknown player 'zed' in 'me'"),
     ({"target_score": 5}, "unknown key(s) 'target_score'"),

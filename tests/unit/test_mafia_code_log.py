@@ -101,7 +101,7 @@ def test_bad_events_name_the_event(event, message):
 
 
 @pytest.mark.parametrize("header,message", [
-    ({"players": ["ann"]}, "Mafia Code needs 2 to 4 players, not 1"),
+    ({"players": ["ann"]}, "num_players=1: Mafia Code needs 2 to 4 players"),
     ({"players": ["ann", "Ann"]}, "player names must be distinct"),
     ({"players": ["ann", "box"]}, "'box' is not a player name"),
     ({"colours": []}, "'colours' must be a non-empty list"),

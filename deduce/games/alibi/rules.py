@@ -41,8 +41,17 @@ import numpy as np
 
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, CountEver, Transfer
-from deduce.errors import IllegalAction
-from deduce.games.base import Action, Dealt, Event, Game, Observation, State
+from deduce.errors import IllegalAction, InvalidConfig
+from deduce.games.base import (
+    Action,
+    Dealt,
+    Event,
+    Game,
+    Observation,
+    State,
+    own_observation,
+    placement_problem,
+)
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -151,26 +160,37 @@ class AlibiConfig:
 
     def __post_init__(self) -> None:
         if not 3 <= self.num_players <= 10:
-            raise ValueError(f"Alibi needs 3 to 10 players, not {self.num_players}")
-        if not self.suspects or not self.times:
-            raise ValueError("Alibi needs at least one suspect and one time")
+            raise InvalidConfig("num_players", self.num_players, "Alibi needs 3 to 10 players")
+        if not self.suspects:
+            raise InvalidConfig("suspects", self.suspects, "Alibi needs at least one suspect")
+        if not self.times:
+            raise InvalidConfig("times", self.times, "Alibi needs at least one time")
         for label, sets in (("places", self.places), ("weapons", self.weapons), ("emotions", self.emotions)):
             if not sets or any(not subs for _, subs in sets):
-                raise ValueError(f"{label} needs at least one set of at least one card")
+                raise InvalidConfig(label, sets, f"{label} needs at least one set of at least one card")
         if len(self.blank_values) != len(BLANKS) or any(v < 0 for v in self.blank_values):
-            raise ValueError(f"blank_values needs {len(BLANKS)} non-negative values")
-        if not self.meld_points_suspect or not self.meld_points_other:
-            raise ValueError("meld point tables cannot be empty")
+            raise InvalidConfig("blank_values", self.blank_values, f"blank_values needs {len(BLANKS)} non-negative values")
+        for label, table in (("meld_points_suspect", self.meld_points_suspect), ("meld_points_other", self.meld_points_other)):
+            if not table:
+                raise InvalidConfig(label, table, "meld point tables cannot be empty")
         if not 0 <= self.dealer < self.num_players:
-            raise ValueError(f"dealer must be a seat 0..{self.num_players - 1}")
+            raise InvalidConfig("dealer", self.dealer, f"dealer must be a seat 0..{self.num_players - 1}")
         if self.player_names and len(self.player_names) != self.num_players:
-            raise ValueError("player_names must name every seat")
+            raise InvalidConfig(
+                "player_names", self.player_names, f"player_names must name every seat ({self.num_players})"
+            )
         if self.max_rounds < 1:
-            raise ValueError("max_rounds must be positive")
+            raise InvalidConfig("max_rounds", self.max_rounds, "max_rounds must be positive")
         if not 0 <= self.first_accuser_min_blanks <= len(BLANKS) - 1:
-            raise ValueError("first_accuser_min_blanks must be 0..7")
+            raise InvalidConfig(
+                "first_accuser_min_blanks",
+                self.first_accuser_min_blanks,
+                f"first_accuser_min_blanks must be 0..{len(BLANKS) - 1}",
+            )
         if self.num_cards - 4 < self.num_players:
-            raise ValueError("too few cards to deal one to every player")
+            raise InvalidConfig(
+                "num_players", self.num_players, f"too few cards ({self.num_cards - 4} to deal) to deal one to every player"
+            )
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -456,7 +476,7 @@ class AlibiGame(Game[AlibiConfig]):
         next, the observer's own in and out known card by card) and meld windows; answers as
         counts; melds and, at the end, the box as facts.
         """
-        assert isinstance(observation, AlibiObservation)
+        observation = own_observation(observation, AlibiObservation, "AlibiGame.knowledge")
         return self.knowledge_from_events(observation.player, observation.events, check)
 
     def knowledge_from_events(self, player: int | None, events: Sequence[Event], check: Any = False) -> KnowledgeBase:
@@ -588,7 +608,8 @@ class AlibiState(State):
         cfg = game.config
         n = cfg.num_players
         if deal is None:
-            assert rng is not None
+            if rng is None:
+                raise InvalidConfig("rng", rng, "a new Alibi state needs a random generator or a deal")
             box = tuple(int(rng.choice(cat)) for cat in game.categories)
             rest = [c for c in range(game.num_cards) if c not in box]
             rng.shuffle(rest)
@@ -628,13 +649,16 @@ class AlibiState(State):
     def _check_deal(self) -> None:
         g = self.game
         cards = list(self.box) + [c for h in self.hands for c in h]
-        if sorted(cards) != list(range(g.num_cards)):
-            raise ValueError("a deal must place every card exactly once")
+        problem = placement_problem(cards, g.num_cards)
+        if problem:
+            deal = (self.box, tuple(tuple(sorted(h)) for h in self.hands))
+            raise InvalidConfig("deal", deal, f"a deal must place every card exactly once: {problem}")
         if tuple(g.card_category[c] for c in self.box) != (0, 1, 2, 3):
-            raise ValueError("the box holds one suspect, place, weapon and emotion card, in that order")
+            raise InvalidConfig("box", self.box, "the box holds one suspect, place, weapon and emotion card, in that order")
         sizes = tuple(len(h) for h in self.hands)
         if sizes != g.config.hand_sizes():
-            raise ValueError(f"hand sizes {sizes} do not follow the deal rule {g.config.hand_sizes()}")
+            hands = tuple(tuple(sorted(h)) for h in self.hands)
+            raise InvalidConfig("hands", hands, f"hand sizes {sizes} do not follow the deal rule {g.config.hand_sizes()}")
 
     # -- queries -----------------------------------------------------------------------------
     @property

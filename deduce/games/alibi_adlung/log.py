@@ -81,7 +81,7 @@ from deduce.games.alibi_adlung.rules import (
     Special,
     SuspectDrawn,
 )
-from deduce.games.base import Event, Observation
+from deduce.games.base import Event, Observation, own_observation
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import LogReader
 
@@ -131,8 +131,7 @@ class TableObservation(AlibiAdlungObservation):
 def flat(obs: Observation) -> AlibiAdlungObservation:
     """The engine's view of a table observation: the opening and every event's parts."""
     if not isinstance(obs, TableObservation):
-        assert isinstance(obs, AlibiAdlungObservation)
-        return obs
+        return own_observation(obs, AlibiAdlungObservation, "flat")
     events: list[Event] = list(obs.opening)
     for e in obs.events:
         events.extend(e.parts if isinstance(e, TableEvent) else (e,))

@@ -35,8 +35,16 @@ import numpy as np
 
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, NotAt, Op
-from deduce.errors import IllegalAction
-from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.errors import IllegalAction, InvalidConfig
+from deduce.games.base import (
+    Action,
+    Event,
+    Game,
+    Observation,
+    State,
+    own_observation,
+    placement_problem,
+)
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -125,6 +133,8 @@ def generate_suspects(
 
     Why a generator: the printed table is not public; a fixed seed keeps every run comparable.
     """
+    if len(items) != 2 or not 0 <= items[0] <= items[1] <= len(ITEMS):
+        raise InvalidConfig("items", items, f"objects per suspect are (min, max) with 0 <= min <= max <= {len(ITEMS)}")
     rng = np.random.default_rng(seed)
     seen: set[frozenset[str]] = set()
     out: list[tuple[str, ...]] = []
@@ -132,7 +142,7 @@ def generate_suspects(
     while len(out) < count:
         guard += 1
         if guard > 100_000:
-            raise ValueError(f"cannot generate {count} distinct suspects")
+            raise InvalidConfig("count", count, f"cannot generate {count} distinct suspects")
         base = [g[int(rng.integers(len(g)))] for g in (BUILD, SEX, HAIR, TOP)]
         k = int(rng.integers(items[0], items[1] + 1))
         objects = [ITEMS[i] for i in sorted(rng.choice(len(ITEMS), size=k, replace=False))]
@@ -200,31 +210,53 @@ class AlibiAdlungConfig:
 
     def __post_init__(self) -> None:
         if not 2 <= self.num_players <= 5:
-            raise ValueError(f"Alibi (Adlung) needs 2 to 5 players, not {self.num_players}")
-        if self.hand_size < 1 or self.row_size < 1 or self.convict_distinct < 1:
-            raise ValueError("hand_size, row_size and convict_distinct must be positive")
+            raise InvalidConfig("num_players", self.num_players, "Alibi (Adlung) needs 2 to 5 players")
+        for label, k in (("hand_size", self.hand_size), ("row_size", self.row_size), ("convict_distinct", self.convict_distinct)):
+            if k < 1:
+                raise InvalidConfig(label, k, f"{label} must be positive")
         names = [f for f, _ in self.evidence_counts]
         if len(set(names)) != len(names) or any(k < 0 for _, k in self.evidence_counts):
-            raise ValueError("evidence_counts must name distinct features with non-negative counts")
+            raise InvalidConfig(
+                "evidence_counts", self.evidence_counts, "evidence_counts must name distinct features with non-negative counts"
+            )
         for kind, k in (("num_alibi", self.num_alibi), ("num_eye", self.num_eye), ("num_bribe", self.num_bribe)):
             if k < 0:
-                raise ValueError(f"{kind} cannot be negative")
+                raise InvalidConfig(kind, k, f"{kind} cannot be negative")
         if self.num_players * self.hand_size > self.num_cards:
-            raise ValueError(f"{self.num_players} hands of {self.hand_size} need more than {self.num_cards} cards")
-        sus = self.suspect_table()
+            raise InvalidConfig(
+                "hand_size",
+                self.hand_size,
+                f"{self.num_players} hands of {self.hand_size} need more than {self.num_cards} cards",
+            )
+        try:
+            sus = self.suspect_table()
+        except InvalidConfig as exc:  # generated suspects: say which field of this config
+            field = {"count": "num_suspects", "items": "suspect_items"}.get(exc.field, exc.field)
+            raise InvalidConfig(field, exc.value, exc.reason) from None
+        suspects_field = "suspects" if self.suspects else "num_suspects"
         if len(sus) < self.row_size:
-            raise ValueError(f"{len(sus)} suspects cannot fill a row of {self.row_size}")
+            raise InvalidConfig(
+                suspects_field,
+                self.suspects or self.num_suspects,
+                f"{len(sus)} suspects cannot fill a row of {self.row_size}",
+            )
         if len(set(frozenset(s) for s in sus)) != len(sus):
-            raise ValueError("suspects must have distinct feature sets")
+            raise InvalidConfig("suspects", self.suspects, "suspects must have distinct feature sets")
         unknown = {f for s in sus for f in s} - set(names)
         if unknown:
-            raise ValueError(f"suspect features without evidence cards: {sorted(unknown)}")
+            raise InvalidConfig(
+                "suspects", self.suspects, f"suspect features without evidence cards: {sorted(unknown)}"
+            )
         if self.player_names and len(self.player_names) != self.num_players:
-            raise ValueError("player_names must name every seat")
+            raise InvalidConfig(
+                "player_names", self.player_names, f"player_names must name every seat ({self.num_players})"
+            )
         if not 0 <= self.first_player < self.num_players:
-            raise ValueError("first_player must be a seat")
-        if self.eye_extra_plays < 0 or self.max_turns < 1:
-            raise ValueError("eye_extra_plays must be >= 0 and max_turns positive")
+            raise InvalidConfig("first_player", self.first_player, f"first_player must be a seat 0..{self.num_players - 1}")
+        if self.eye_extra_plays < 0:
+            raise InvalidConfig("eye_extra_plays", self.eye_extra_plays, "eye_extra_plays must be >= 0")
+        if self.max_turns < 1:
+            raise InvalidConfig("max_turns", self.max_turns, "max_turns must be positive")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -555,7 +587,7 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
         reshuffled pile is in a hand, not the deck
         (:func:`~deduce.games.alibi_adlung.history.cohort_facts`).
         """
-        assert isinstance(observation, AlibiAdlungObservation)
+        observation = own_observation(observation, AlibiAdlungObservation, "AlibiAdlungGame.knowledge")
         if exact_time:
             from deduce.games.alibi_adlung.history import timed_knowledge
 
@@ -667,10 +699,14 @@ class AlibiAdlungState(State):
             suspect_order = np.random.default_rng(suspect_seq).permutation(len(game.suspects))
         deck_order = [int(c) for c in deck_order]
         suspect_order = [int(s) for s in suspect_order]
-        if sorted(deck_order) != list(range(cfg.num_cards)):
-            raise ValueError("deck_order must be a permutation of every card id")
-        if sorted(suspect_order) != list(range(len(game.suspects))):
-            raise ValueError("suspect_order must be a permutation of every suspect id")
+        problem = placement_problem(deck_order, cfg.num_cards)
+        if problem:
+            raise InvalidConfig("deck_order", deck_order, f"deck_order must be a permutation of every card id: {problem}")
+        problem = placement_problem(suspect_order, len(game.suspects), "suspect")
+        if problem:
+            raise InvalidConfig(
+                "suspect_order", suspect_order, f"suspect_order must be a permutation of every suspect id: {problem}"
+            )
         self._deal = (tuple(deck_order), tuple(suspect_order))
         #: the deck order after each reshuffle so far; ``_forced`` overrides them (a variant
         #: that differs from this game only in reshuffled cards the player never saw).

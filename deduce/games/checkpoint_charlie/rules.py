@@ -34,8 +34,16 @@ import numpy as np
 
 from deduce.cards import Card, Deck
 from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAt
-from deduce.errors import IllegalAction
-from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.errors import IllegalAction, InvalidConfig
+from deduce.games.base import (
+    Action,
+    Event,
+    Game,
+    Observation,
+    State,
+    own_observation,
+    placement_problem,
+)
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -173,30 +181,33 @@ class CheckpointCharlieConfig:
 
     def __post_init__(self) -> None:
         if not 3 <= self.num_players <= 5:
-            raise ValueError(f"Checkpoint Charlie needs 3 to 5 players, not {self.num_players}")
+            raise InvalidConfig("num_players", self.num_players, "Checkpoint Charlie needs 3 to 5 players")
         if self.player_names:
             if len(self.player_names) != self.num_players:
-                raise ValueError("player_names must name every seat")
+                raise InvalidConfig(
+                    "player_names", self.player_names, f"player_names must name every seat ({self.num_players})"
+                )
             taken = {BAG, REVEALED, DOWN}
             if len(set(self.player_names)) != len(self.player_names) or taken & set(self.player_names):
-                raise ValueError(f"player_names must be distinct and not {sorted(taken)}")
+                raise InvalidConfig("player_names", self.player_names, f"player_names must be distinct and not {sorted(taken)}")
         if not 0 <= self.first_player < self.num_players:
-            raise ValueError(f"first_player must be a seat 0..{self.num_players - 1}")
+            raise InvalidConfig("first_player", self.first_player, f"first_player must be a seat 0..{self.num_players - 1}")
         for label, values in (
             ("gold_values", self.gold_values),
             ("white_values", self.white_values),
             ("black_values", self.black_values),
         ):
             if not values:
-                raise ValueError(f"{label} must hold at least one token")
+                raise InvalidConfig(label, values, f"{label} must hold at least one token")
         if self.max_rounds < 1:
-            raise ValueError("max_rounds must be positive")
+            raise InvalidConfig("max_rounds", self.max_rounds, "max_rounds must be positive")
         if self.hound_placement not in HOUND_PLACEMENTS:
-            raise ValueError(f"hound_placement must be one of {HOUND_PLACEMENTS}")
+            raise InvalidConfig("hound_placement", self.hound_placement, f"hound_placement must be one of {HOUND_PLACEMENTS}")
         if self.discard_memory not in DISCARD_MEMORIES:
-            raise ValueError(f"discard_memory must be one of {DISCARD_MEMORIES}")
-        if self.stasi_variant or self.cafe_adler_variant:
-            raise ValueError("the Stasi and Café Adler variants are not specified by the sources")
+            raise InvalidConfig("discard_memory", self.discard_memory, f"discard_memory must be one of {DISCARD_MEMORIES}")
+        for label, on in (("stasi_variant", self.stasi_variant), ("cafe_adler_variant", self.cafe_adler_variant)):
+            if on:
+                raise InvalidConfig(label, on, "the Stasi and Café Adler variants are not specified by the sources")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -395,15 +406,26 @@ class RoundDeal:
     deck: tuple[int, ...]
 
     def validate(self, num_players: int) -> None:
-        if sorted(self.features + self.bag) != list(range(NUM_FEATURES)):
-            raise ValueError("a deal must use every clue token exactly once")
-        if len(self.features) != num_players or len(self.coins) != len(self.bag):
-            raise ValueError("a deal needs one token per seat and one coin per bag token")
+        """Raise :class:`~deduce.errors.InvalidConfig` naming the first field that breaks the rules."""
+        problem = placement_problem(self.features + self.bag, NUM_FEATURES, "clue token")
+        if problem:
+            raise InvalidConfig(
+                "features", self.features, f"a deal must use every clue token exactly once (with bag {self.bag}): {problem}"
+            )
+        if len(self.features) != num_players:
+            raise InvalidConfig("features", self.features, f"a deal needs one token per seat ({num_players})")
+        if len(self.coins) != len(self.bag):
+            raise InvalidConfig("coins", self.coins, f"a deal needs one coin per bag token ({len(self.bag)})")
         if any(c not in (0, 1) for c in self.coins):
-            raise ValueError("coin tosses are 0 or 1")
-        cats = sorted(c for c in self.deck if c != HOUND)
-        if cats != list(range(NUM_CATS)) or self.deck.count(HOUND) != NUM_FEATURES - num_players:
-            raise ValueError("the deck must hold every cat once and one hound per unused seat")
+            raise InvalidConfig("coins", self.coins, "coin tosses are 0 or 1")
+        problem = placement_problem([c for c in self.deck if c != HOUND], NUM_CATS, "cat")
+        if problem or self.deck.count(HOUND) != NUM_FEATURES - num_players:
+            raise InvalidConfig(
+                "deck",
+                self.deck,
+                f"the deck must hold every cat once and one hound per unused seat ({NUM_FEATURES - num_players})"
+                + (f": {problem}" if problem else ""),
+            )
 
 
 # -- the game ---------------------------------------------------------------------------------
@@ -463,7 +485,7 @@ class CheckpointCharlieGame(Game[CheckpointCharlieConfig]):
         the round's constraints are added in one batch; otherwise event by event, each with
         ``check`` passed to ``extend`` and its event named as the source.
         """
-        assert isinstance(observation, CheckpointCharlieObservation)
+        observation = own_observation(observation, CheckpointCharlieObservation, "CheckpointCharlieGame.knowledge")
         kb = KnowledgeBase(self.deck, self.locations)
         everything = range(len(self.deck))
         n = observation.num_players
@@ -577,7 +599,7 @@ class CheckpointCharlieState(State):
         """A copy of this state with the current round's hidden deal replaced (tests: two deals
         that differ only in what one player cannot see). Only before any side is chosen."""
         if self.phase != "choose" or any(s is not None for s in self.sides):
-            raise ValueError("a round can be re-dealt only before any side is chosen")
+            raise IllegalAction("a round can be re-dealt only before any side is chosen")
         deal.validate(self.game.num_players)
         other = self.clone()
         del other._events[-(self.game.num_players + 1):]

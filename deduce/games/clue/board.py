@@ -26,6 +26,8 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from deduce.errors import InvalidConfig
+
 __all__ = [
     "Board",
     "CLASSIC_BOARD",
@@ -122,11 +124,15 @@ class Board:
         rooms: Sequence[str] = ROOM_NAMES,
         passages: Iterable[tuple[str, str]] = PASSAGES,
     ) -> Board:
-        """Read an ASCII map (see the module docstring); raises ValueError naming a bad square."""
+        """Read an ASCII map (see the module docstring); raises
+        :class:`~deduce.errors.InvalidConfig` naming a bad square."""
         rows = tuple(line for line in text.strip("\n").splitlines())
         height, width = len(rows), len(rows[0]) if rows else 0
-        if any(len(r) != width for r in rows):
-            raise ValueError("every row of a board map must have the same length")
+        for y, r in enumerate(rows):
+            if len(r) != width:
+                raise InvalidConfig(
+                    "text", r, f"every row of a board map must have the same length: row {y} has {len(r)}, not {width}"
+                )
         rooms = tuple(rooms)
         room_of = {letter: rooms.index(name) for letter, name in letters.items()}
         n_rooms = len(rooms)
@@ -146,7 +152,7 @@ class Board:
                     if ch.islower():
                         door_cells[room_of[ch.upper()]].append((y, x))
                 elif ch not in "#X":
-                    raise ValueError(f"unknown board symbol {ch!r} at row {y}, column {x}")
+                    raise InvalidConfig("text", ch, f"unknown board symbol {ch!r} at row {y}, column {x}")
         nb: dict[int, set[int]] = {p: set() for p in range(n_rooms)} | {p: set() for p in cells}
         for place, (y, x) in cells.items():
             for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
@@ -155,7 +161,7 @@ class Board:
                     nb[place].add(q)
         for room, doors in door_cells.items():
             if not doors:
-                raise ValueError(f"room {rooms[room]} has no door")
+                raise InvalidConfig("text", rooms[room], f"room {rooms[room]} has no door")
             for y, x in doors:
                 outside = [
                     n_rooms + (y + dy) * width + (x + dx)
@@ -164,7 +170,9 @@ class Board:
                     and 0 <= y + dy < height and 0 <= x + dx < width
                 ]
                 if len(outside) != 1:
-                    raise ValueError(f"door of {rooms[room]} at row {y}, column {x} must open onto one corridor square")
+                    raise InvalidConfig(
+                        "text", rows[y][x], f"door of {rooms[room]} at row {y}, column {x} must open onto one corridor square"
+                    )
                 nb[room].add(outside[0])
                 nb[outside[0]].add(room)
         linked: dict[int, int] = {}
@@ -172,7 +180,8 @@ class Board:
             linked[rooms.index(a)] = rooms.index(b)
             linked[rooms.index(b)] = rooms.index(a)
         if sorted(starts) != list(range(len(starts))):
-            raise ValueError("start squares must be numbered 1, 2, ... without gaps")
+            numbers = tuple(s + 1 for s in sorted(starts))
+            raise InvalidConfig("text", numbers, "start squares must be numbered 1, 2, ... without gaps")
         return cls(
             width=width,
             height=height,
@@ -197,7 +206,7 @@ class Board:
         pool = len(self.rooms) + self.height * self.width
         doors = tuple(self.square(y, x) for y, x in pool_entrances)
         if not doors:
-            raise ValueError("the pool needs at least one entrance")
+            raise InvalidConfig("pool_entrances", tuple(pool_entrances), "the pool needs at least one entrance")
         nb = {p: set(q) for p, q in self.neighbours.items()}
         nb[pool] = set(doors)
         for d in doors:
@@ -219,10 +228,11 @@ class Board:
         return self.rooms.index(name)
 
     def square(self, row: int, col: int) -> int:
-        """The place of the walkable square at (``row``, ``col``); ValueError if not walkable."""
+        """The place of the walkable square at (``row``, ``col``); InvalidConfig (a ValueError)
+        if it is not walkable."""
         place = len(self.rooms) + row * self.width + col
         if place not in self.cells or not (0 <= col < self.width):
-            raise ValueError(f"row {row}, column {col} is not a walkable square")
+            raise InvalidConfig("square", (row, col), f"row {row}, column {col} is not a walkable square")
         return place
 
     def label(self, place: int) -> str:

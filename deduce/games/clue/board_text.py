@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from deduce.constraints import Constraint
+from deduce.errors import InvalidConfig
 from deduce.games.base import Action, Event
 from deduce.games.clue import text as clue_text
 from deduce.games.clue.board import render
@@ -88,6 +89,6 @@ def board_text(game: ClueGame, positions: Sequence[int], you: int | None = None)
     whose token each is and where it stands."""
     board = game.board
     if board is None:
-        raise ValueError("this Clue game is played without the board (board_mode='any_room')")
+        raise InvalidConfig("board_mode", game.config.board_mode, "this Clue game is played without the board")
     legend = [_token(game, t, you) for t in range(len(positions))]
     return render(board, positions, legend=legend)

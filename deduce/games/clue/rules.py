@@ -30,8 +30,17 @@ import numpy as np
 
 from deduce.cards import Deck
 from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt
-from deduce.errors import IllegalAction
-from deduce.games.base import Action, Dealt, Event, Game, Observation, State
+from deduce.errors import IllegalAction, InvalidConfig
+from deduce.games.base import (
+    Action,
+    Dealt,
+    Event,
+    Game,
+    Observation,
+    State,
+    own_observation,
+    placement_problem,
+)
 from deduce.games.clue import intrigue as clue_intrigue
 from deduce.games.clue.board import CLASSIC_BOARD, INTRIGUE_BOARD, Board
 from deduce.games.clue.intrigue import BONUS_KINDS, DECLINE, Decline, UseAnyRoom
@@ -131,44 +140,57 @@ class ClueConfig:
 
     def __post_init__(self) -> None:
         if not 3 <= self.num_players <= 6:
-            raise ValueError(f"Clue needs 3 to 6 players, not {self.num_players}")
+            raise InvalidConfig("num_players", self.num_players, "Clue needs 3 to 6 players")
         if self.deal_mode not in DEAL_MODES:
-            raise ValueError(f"deal_mode must be one of {DEAL_MODES}, not {self.deal_mode!r}")
+            raise InvalidConfig("deal_mode", self.deal_mode, f"deal_mode must be one of {DEAL_MODES}")
         if self.board_mode not in BOARD_MODES:
-            raise ValueError(f"board_mode must be one of {BOARD_MODES}, not {self.board_mode!r}")
+            raise InvalidConfig("board_mode", self.board_mode, f"board_mode must be one of {BOARD_MODES}")
         if self.board_mode == "board":
             if sorted(self.rooms) != sorted(CLASSIC_BOARD.rooms):
-                raise ValueError(f"the board has the rooms {CLASSIC_BOARD.rooms}, not {self.rooms}")
+                raise InvalidConfig("rooms", self.rooms, f"the board has the rooms {CLASSIC_BOARD.rooms}")
             if not self.num_players <= len(self.suspects) <= len(CLASSIC_BOARD.starts):
-                raise ValueError(
-                    f"board mode needs one suspect token per player and at most {len(CLASSIC_BOARD.starts)} suspects"
+                raise InvalidConfig(
+                    "suspects",
+                    self.suspects,
+                    f"board mode needs one suspect token per player ({self.num_players}) and at most "
+                    f"{len(CLASSIC_BOARD.starts)} suspects",
                 )
             if self.dice < 1:
-                raise ValueError("dice must be at least 1")
+                raise InvalidConfig("dice", self.dice, "dice must be at least 1")
         if self.edition not in EDITIONS:
-            raise ValueError(f"edition must be one of {EDITIONS}, not {self.edition!r}")
+            raise InvalidConfig("edition", self.edition, f"edition must be one of {EDITIONS}")
         if self.intrigue:
             if self.board_mode != "board":
-                raise ValueError("the intrigue edition is played on the board: set board_mode='board'")
+                raise InvalidConfig(
+                    "board_mode", self.board_mode, "the intrigue edition is played on the board: set board_mode='board'"
+                )
             if self.clocks < 1:
-                raise ValueError(f"clocks must be at least 1, not {self.clocks}")
+                raise InvalidConfig("clocks", self.clocks, "clocks must be at least 1")
             for kind, count in self.bonus_cards:
                 if kind not in BONUS_KINDS or count < 0:
-                    raise ValueError(f"bonus_cards: ({kind!r}, {count}) is not a known card kind {BONUS_KINDS} with a count >= 0")
+                    raise InvalidConfig(
+                        "bonus_cards",
+                        self.bonus_cards,
+                        f"({kind!r}, {count}) is not a known card kind {BONUS_KINDS} with a count >= 0",
+                    )
             if not 0 <= self.question_dice <= self.dice:
-                raise ValueError(f"question_dice must be 0 to dice ({self.dice}), not {self.question_dice}")
+                raise InvalidConfig("question_dice", self.question_dice, f"question_dice must be 0 to dice ({self.dice})")
             if self.question_face_steps < 0:
-                raise ValueError(f"question_face_steps must be >= 0, not {self.question_face_steps}")
+                raise InvalidConfig("question_face_steps", self.question_face_steps, "question_face_steps must be >= 0")
         for label, cards in (("suspects", self.suspects), ("weapons", self.weapons), ("rooms", self.rooms)):
             if len(cards) < 1:
-                raise ValueError(f"a Clue deck needs at least one of {label}")
+                raise InvalidConfig(label, cards, f"a Clue deck needs at least one of {label}")
         if self.player_names and len(self.player_names) != self.num_players:
-            raise ValueError("player_names must name every seat")
+            raise InvalidConfig(
+                "player_names", self.player_names, f"player_names must name every seat ({self.num_players})"
+            )
         if self.max_turns < 1:
-            raise ValueError("max_turns must be positive")
+            raise InvalidConfig("max_turns", self.max_turns, "max_turns must be positive")
         dealt = len(self.suspects) + len(self.weapons) + len(self.rooms) - 3
         if dealt < self.num_players:
-            raise ValueError(f"{dealt} cards cannot be dealt to {self.num_players} players")
+            raise InvalidConfig(
+                "num_players", self.num_players, f"{dealt} cards cannot be dealt to {self.num_players} players"
+            )
 
     @property
     def intrigue(self) -> bool:
@@ -425,7 +447,7 @@ class ClueGame(Game[ClueConfig]):
     def knowledge(self, observation: Observation, check: Any = False) -> KnowledgeBase:
         """The observing player's knowledge base. ``check`` is passed to ``KnowledgeBase.extend``
         for every event (``False``: trust the events, as for engine-made observations)."""
-        assert isinstance(observation, ClueObservation)
+        observation = own_observation(observation, ClueObservation, "ClueGame.knowledge")
         kb = self.base_knowledge(observation.hand_sizes, observation.extra_size)
         for i, event in enumerate(observation.events):
             kb.extend(self.event_constraints(kb, event), source=f"event {i}", check=check)
@@ -474,7 +496,8 @@ class ClueState(State):
         self.game: ClueGame = game
         cfg = game.config
         if deal is None:
-            assert rng is not None
+            if rng is None:
+                raise InvalidConfig("rng", rng, "a new Clue state needs a random generator or a deal")
             envelope = tuple(int(rng.choice(cat)) for cat in game.categories)
             rest = [c for c in range(len(game.deck)) if c not in envelope]
             rng.shuffle(rest)
@@ -531,13 +554,21 @@ class ClueState(State):
     def _check_deal(self) -> None:
         game = self.game
         cards = list(self.envelope) + [c for h in self.hands for c in h] + list(self.extra)
-        if sorted(cards) != list(range(len(game.deck))):
-            raise ValueError("a deal must place every card exactly once")
+        problem = placement_problem(cards, len(game.deck))
+        if problem:
+            deal = (self.envelope, self.hands, self.extra)
+            raise InvalidConfig("deal", deal, f"a deal must place every card exactly once: {problem}")
         if tuple(game.deck[c].category for c in self.envelope) != ("suspect", "weapon", "room"):
-            raise ValueError("the envelope holds one suspect, one weapon and one room, in that order")
+            raise InvalidConfig(
+                "envelope", self.envelope, "the envelope holds one suspect, one weapon and one room, in that order"
+            )
         sizes = tuple(len(h) for h in self.hands)
-        if sizes != game.config.hand_sizes() or len(self.extra) != game.config.extra_size():
-            raise ValueError(f"hand sizes {sizes} do not follow the deal rule {game.config.hand_sizes()}")
+        if sizes != game.config.hand_sizes():
+            raise InvalidConfig("hands", self.hands, f"hand sizes {sizes} do not follow the deal rule {game.config.hand_sizes()}")
+        if len(self.extra) != game.config.extra_size():
+            raise InvalidConfig(
+                "extra", self.extra, f"the leftover pile holds {game.config.extra_size()} cards, not {len(self.extra)}"
+            )
 
     # -- queries -----------------------------------------------------------------------------
     @property

@@ -26,8 +26,8 @@ import numpy as np
 
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, Transfer
-from deduce.errors import IllegalAction
-from deduce.games.base import Action, Dealt, Event, Game, Observation, State
+from deduce.errors import IllegalAction, InvalidConfig
+from deduce.games.base import Action, Dealt, Event, Game, Observation, State, placement_problem
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -101,23 +101,32 @@ class CrimeHotelConfig:
 
     def __post_init__(self) -> None:
         if not 3 <= self.num_players <= 4:
-            raise ValueError(f"Crime Hotel needs 3 or 4 players, not {self.num_players}")
+            raise InvalidConfig("num_players", self.num_players, "Crime Hotel needs 3 or 4 players")
         if self.leftover not in ("reveal", "box"):
-            raise ValueError(f"leftover must be 'reveal' or 'box', not {self.leftover!r}")
-        if self.floors < 1 or self.digits < 1 or self.hand_size < 1:
-            raise ValueError("floors, digits and hand_size must be positive")
+            raise InvalidConfig("leftover", self.leftover, "leftover must be 'reveal' or 'box'")
+        for label, k in (("floors", self.floors), ("digits", self.digits), ("hand_size", self.hand_size)):
+            if k < 1:
+                raise InvalidConfig(label, k, f"{label} must be positive")
         if self.leftover_count() < 0:
-            raise ValueError(f"{self.num_cards()} cards cannot deal {self.hand_size} to {self.num_players} players plus a hidden room")
+            raise InvalidConfig(
+                "hand_size",
+                self.hand_size,
+                f"{self.num_cards()} cards cannot deal {self.hand_size} to {self.num_players} players plus a hidden room",
+            )
         if not 1 <= self.rounds <= self.hand_size:
-            raise ValueError("rounds must be between 1 and the hand size")
+            raise InvalidConfig("rounds", self.rounds, f"rounds must be between 1 and the hand size ({self.hand_size})")
         if self.games < 1:
-            raise ValueError("a match has at least one game")
+            raise InvalidConfig("games", self.games, "a match has at least one game")
         if self.rank_table and (len(self.rank_table) != self.num_cards() or len(set(self.rank_table)) != self.num_cards()):
-            raise ValueError("rank_table must give every card a distinct rank")
+            raise InvalidConfig(
+                "rank_table", self.rank_table, f"rank_table must give every card ({self.num_cards()}) a distinct rank"
+            )
         if self.player_names and len(self.player_names) != self.num_players:
-            raise ValueError("player_names must name every seat")
+            raise InvalidConfig(
+                "player_names", self.player_names, f"player_names must name every seat ({self.num_players})"
+            )
         if not 0 <= self.first_leader < self.num_players:
-            raise ValueError("first_leader must be a seat")
+            raise InvalidConfig("first_leader", self.first_leader, f"first_leader must be a seat 0..{self.num_players - 1}")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -547,9 +556,17 @@ class CrimeHotelState(State):
         self.hands: list[list[int]] = [[int(c) for c in h] for h in hands]
         self.hidden = int(hidden)
         self.leftover = tuple(sorted(int(c) for c in leftover))
-        cards = sorted([c for h in self.hands for c in h] + [self.hidden] + list(self.leftover))
-        if cards != list(range(cfg.num_cards())) or any(len(h) != cfg.hand_size for h in self.hands):
-            raise ValueError("a deal must give every player hand_size cards and place every card once")
+        cards = [c for h in self.hands for c in h] + [self.hidden] + list(self.leftover)
+        problem = placement_problem(cards, cfg.num_cards())
+        if problem:
+            deal = (tuple(tuple(h) for h in self.hands), self.hidden, self.leftover)
+            raise InvalidConfig("deal", deal, f"a deal must place every card once: {problem}")
+        if len(self.hands) != n or any(len(h) != cfg.hand_size for h in self.hands):
+            raise InvalidConfig(
+                "hands",
+                tuple(tuple(h) for h in self.hands),
+                f"a deal must give every player ({n}) hand_size ({cfg.hand_size}) cards",
+            )
         self.round = 0
         self.leader = self.police_car
         self.phase = "play"

@@ -24,8 +24,8 @@ import numpy as np
 
 from deduce.cards import Card, Deck
 from deduce.constraints import At, Constraint, Count, NotAt
-from deduce.errors import IllegalAction
-from deduce.games.base import Action, Dealt, Event, Game, Observation, State
+from deduce.errors import IllegalAction, InvalidConfig
+from deduce.games.base import Action, Dealt, Event, Game, Observation, State, own_observation
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -93,34 +93,40 @@ class MafiaCodeConfig:
 
     def __post_init__(self) -> None:
         if not 2 <= self.num_players <= 4:
-            raise ValueError(f"Mafia Code needs 2 to 4 players, not {self.num_players}")
+            raise InvalidConfig("num_players", self.num_players, "Mafia Code needs 2 to 4 players")
         for label, faces in (("colours", self.colours), ("letters", self.letters)):
             if len(faces) < 1:
-                raise ValueError(f"Mafia Code needs at least one of {label}")
+                raise InvalidConfig(label, faces, f"Mafia Code needs at least one of {label}")
             if len(set(faces)) != len(faces):
-                raise ValueError(f"{label} must be distinct: {faces}")
-        if set(self.colours) & set(self.letters):
-            raise ValueError("a name cannot be both a colour and a letter")
+                raise InvalidConfig(label, faces, f"{label} must be distinct")
+        both = sorted(set(self.colours) & set(self.letters))
+        if both:
+            raise InvalidConfig("letters", self.letters, f"a name cannot be both a colour and a letter: {both}")
         size = self.hand_sizes()[0]
         if size < 1:
-            raise ValueError(f"hand_size must be positive, not {size}")
+            raise InvalidConfig("hand_size", size, "hand_size must be positive")
         if size * self.num_players > self.num_cards:
-            raise ValueError(
-                f"{self.num_players} hands of {size} need {size * self.num_players} cards; "
-                f"the deck has {self.num_cards}"
+            raise InvalidConfig(
+                "hand_size",
+                size,
+                f"{self.num_players} hands of {size} need {size * self.num_players} cards; the deck has {self.num_cards}",
             )
         if self.initial_rolls is not None and self.initial_rolls < 0:
-            raise ValueError("initial_rolls cannot be negative")
+            raise InvalidConfig("initial_rolls", self.initial_rolls, "initial_rolls cannot be negative")
         if not self.auto_circling:
-            raise ValueError("only auto_circling=True is implemented (forgotten circling is not modelled)")
+            raise InvalidConfig(
+                "auto_circling", False, "only auto_circling=True is implemented (forgotten circling is not modelled)"
+            )
         if not self.skip_roll_when_full:
-            raise ValueError("only skip_roll_when_full=True is implemented")
+            raise InvalidConfig("skip_roll_when_full", False, "only skip_roll_when_full=True is implemented")
         if not self.ties_shared:
-            raise ValueError("only ties_shared=True is implemented (the rules give no tie-break)")
+            raise InvalidConfig("ties_shared", False, "only ties_shared=True is implemented (the rules give no tie-break)")
         if self.player_names and len(self.player_names) != self.num_players:
-            raise ValueError("player_names must name every seat")
+            raise InvalidConfig(
+                "player_names", self.player_names, f"player_names must name every seat ({self.num_players})"
+            )
         if self.max_turns < 1:
-            raise ValueError("max_turns must be positive")
+            raise InvalidConfig("max_turns", self.max_turns, "max_turns must be positive")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -315,7 +321,7 @@ class MafiaCodeGame(Game[MafiaCodeConfig]):
     def knowledge(self, observation: Observation, check: Any = False) -> KnowledgeBase:
         """The observing player's knowledge base. ``check`` is passed to ``KnowledgeBase.extend``
         for every event (``False``: trust the events, as for engine-made observations)."""
-        assert isinstance(observation, MafiaCodeObservation)
+        observation = own_observation(observation, MafiaCodeObservation, "MafiaCodeGame.knowledge")
         kb = self.base_knowledge()
         for i, event in enumerate(observation.events):
             cons = self.event_constraints(kb, event)
@@ -398,10 +404,16 @@ class MafiaCodeState(State):
         cfg = self.game.config
         cards = [c for h in self.hands for c in h]
         if len(set(cards)) != len(cards) or not all(0 <= c < cfg.num_cards for c in cards):
-            raise ValueError("a deal must give distinct cards of the deck")
+            twice = sorted({c for c in cards if cards.count(c) > 1})
+            unknown = sorted({c for c in cards if not 0 <= c < cfg.num_cards})
+            raise InvalidConfig(
+                "hands",
+                self.hands,
+                f"a deal must give distinct cards of the deck 0..{cfg.num_cards - 1} (repeated: {twice}, unknown: {unknown})",
+            )
         sizes = tuple(len(h) for h in self.hands)
         if sizes != cfg.hand_sizes():
-            raise ValueError(f"hand sizes {sizes} do not follow the deal rule {cfg.hand_sizes()}")
+            raise InvalidConfig("hands", self.hands, f"hand sizes {sizes} do not follow the deal rule {cfg.hand_sizes()}")
 
     # -- queries -----------------------------------------------------------------------------
     @property
