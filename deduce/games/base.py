@@ -79,6 +79,12 @@ class Observation:
 
     ``events`` are the player's views of every event so far; ``legal_actions`` are the
     actions this player may take now (empty when it is not this player's decision).
+
+    Every game fills ``names``, and every game played with a hand of cards fills ``hand`` and
+    ``hand_sizes``; a game's own observation adds what else its players see. Defaults: ``names``
+    empty (only an observation built by hand lacks them: seats are then ``p0``, ``p1``, ...);
+    ``hand`` empty for a spectator (``player=None``) and in a game without hands (Checkpoint
+    Charlie, whose players hold no cards: it leaves ``hand`` and ``hand_sizes`` empty).
     """
 
     game: str
@@ -88,6 +94,12 @@ class Observation:
     current_player: int
     legal_actions: tuple[Action, ...]
     terminal: bool
+    #: seat names, by seat (the names in logs and in knowledge-base locations).
+    names: tuple[str, ...] = ()
+    #: the observer's own cards now (card ids, sorted).
+    hand: tuple[int, ...] = ()
+    #: how many cards each seat holds now (public), by seat.
+    hand_sizes: tuple[int, ...] = ()
 
     @property
     def acting(self) -> bool:

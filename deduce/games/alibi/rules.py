@@ -347,9 +347,6 @@ class Revealed(Event):
 class AlibiObservation(Observation):
     """One seat's view (``player=None``: a spectator who sees no hand)."""
 
-    names: tuple[str, ...] = ()
-    hand: tuple[int, ...] = ()
-    hand_sizes: tuple[int, ...] = ()
     round: int = 1
     epoch: int = 0
     phase: str = "meld"

@@ -501,9 +501,6 @@ class Void:
 class AlibiAdlungObservation(Observation):
     """One seat's view (``player=None``: a spectator). Everything but ``hand`` is public."""
 
-    names: tuple[str, ...] = ()
-    hand: tuple[int, ...] = ()
-    hand_sizes: tuple[int, ...] = ()
     deck_size: int = 0
     discard: tuple[int, ...] = ()
     tableaux: tuple[tuple[int, ...], ...] = ()

@@ -366,7 +366,6 @@ class CheckpointCharlieObservation(Observation):
     Everything describes the current round except the score fields.
     """
 
-    names: tuple[str, ...] = ()
     round: int = 0
     starter: int = 0
     #: "choose" (sides being chosen), "poll" (arrests), or "over".

@@ -371,9 +371,6 @@ class CardNotAt(Event):
 class ClueObservation(Observation):
     """One seat's view of a Clue game (``player=None``: a spectator who sees no hand)."""
 
-    names: tuple[str, ...] = ()
-    hand: tuple[int, ...] = ()
-    hand_sizes: tuple[int, ...] = ()
     extra_size: int = 0
     eliminated: tuple[int, ...] = ()
     #: when this player must refute: (suggester, named cards); otherwise None.

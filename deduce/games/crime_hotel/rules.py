@@ -369,9 +369,6 @@ class MatchEnded(Event):
 class CrimeHotelObservation(Observation):
     """One seat's view: its hand, the public board, and its views of every event so far."""
 
-    names: tuple[str, ...] = ()
-    hand: tuple[int, ...] = ()
-    hand_sizes: tuple[int, ...] = ()
     game_index: int = 0
     round: int = 0
     phase: str = "play"

@@ -247,11 +247,8 @@ class MafiaCodeObservation(Observation):
     ...)), circled cells, revealed cards, crossed-off misses and the scores.
     """
 
-    names: tuple[str, ...] = ()
     colours: tuple[str, ...] = ()
     letters: tuple[str, ...] = ()
-    hand: tuple[int, ...] = ()
-    hand_sizes: tuple[int, ...] = ()
     box_size: int = 0
     cells: tuple[tuple[tuple[int, int, int], ...], ...] = ()
     circled: tuple[tuple[tuple[int, int], ...], ...] = ()
