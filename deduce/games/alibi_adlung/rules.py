@@ -19,7 +19,7 @@ player (see :meth:`AlibiAdlungGame.knowledge`) is static by default, over the *c
 location of every card: each hand, the deck, the discard pile and the table (a sound
 relaxation after voids). ``knowledge(obs, exact_time=True)`` is the time-indexed one
 (:mod:`deduce.games.alibi_adlung.history`), whose uniform measure is the exact posterior;
-``solvers.alibi_adlung`` counts it exactly.
+``solvers.timeline`` counts it exactly.
 """
 
 from __future__ import annotations
@@ -565,7 +565,7 @@ class AlibiAdlungGame(Game[AlibiAdlungConfig]):
         """The observing player's knowledge base over the *current* location of every card
         (``exact_time=True``: the time-indexed one of
         :func:`deduce.games.alibi_adlung.history.timed_knowledge`, whose uniform measure is the
-        exact posterior; count it with ``solvers.alibi_adlung``, ``chain`` or ``cpsat``).
+        exact posterior; count it with ``solvers.timeline``, ``chain`` or ``cpsat``).
 
         Facts: own hand, the discard pile and the table (tableaux, Alibis, Watchful Eyes) are
         known card by card; every other card is in an opponent's hand or the deck; every hand

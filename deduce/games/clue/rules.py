@@ -75,6 +75,7 @@ __all__ = [
     "CLASSIC_ROOMS",
     "ENVELOPE",
     "EXTRA",
+    "shown_to",
 ]
 
 CLASSIC_SUSPECTS = ("Miss Scarlet", "Colonel Mustard", "Mrs. White", "Mr. Green", "Mrs. Peacock", "Professor Plum")
@@ -982,3 +983,15 @@ class ClueState(State):
         if self.extra:
             w[list(self.extra)] = n + 1
         return w
+
+
+def shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:
+    """Per player, the cards it has shown ``asker`` in ``obs`` (RULES.md §5C: a refuter shows
+    again first a card it has already shown that asker)."""
+    out: dict[int, set[int]] = {}
+    for e in obs.events:
+        if isinstance(e, Suggestion) and e.by == asker:
+            for r, s in zip(e.refuters, e.shown, strict=True):
+                if s is not None:
+                    out.setdefault(r, set()).add(s)
+    return out
