@@ -28,6 +28,7 @@ def saved(path):
     return json.loads(path.read_text())
 
 
+@pytest.mark.slow
 def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     lines = SETUP + [
         "sug ann gr wrench lounge cy shown=lounge",   # prefixes: Mr. Green, Wrench, Lounge

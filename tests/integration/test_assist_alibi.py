@@ -34,6 +34,7 @@ def status_of(text):
     return last_status(text, "  ann  bob   cy  dee", "accuse:")
 
 
+@pytest.mark.slow
 def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     lines = SETUP + [
         "ask me bob hand rage 1",
@@ -69,6 +70,7 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     assert len(saved(path)["events"]) == 5
 
 
+@pytest.mark.slow
 def test_bad_input_never_changes_the_log(tmp_path):
     code, _, path = session(tmp_path, SETUP + ["ask me bob hand rage 1", "quit"])
     before = path.read_text()
@@ -86,6 +88,7 @@ def test_bad_input_never_changes_the_log(tmp_path):
     assert_lines_refused(tmp_path, "alibi", path, before, bad)
 
 
+@pytest.mark.slow
 def test_the_assistant_sees_what_the_engine_shows_the_player():
     game, state = played("alibi", 9, 30, num_players=4)
     obs = state.observation(2)
@@ -106,6 +109,7 @@ def asking_turn(seed, steps):
 
 
 @pytest.mark.parametrize("seed,steps", [(3, 40), (7, 80)])
+@pytest.mark.slow
 def test_the_recommended_question_is_legal_and_the_solver_agents_choice(seed, steps):
     game, state, asker = asking_turn(seed, steps)
     obs = state.observation(asker)
@@ -124,6 +128,7 @@ def test_the_recommended_question_is_legal_and_the_solver_agents_choice(seed, st
     assert a.handle("grid") in shown  # the same view gets the same advice
 
 
+@pytest.mark.slow
 def test_no_question_is_recommended_to_a_spectator_or_after_the_accusation():
     game, state, _ = asking_turn(3, 40)
     spectator = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=export_log(game, state.observation(None)))
@@ -158,6 +163,7 @@ def test_no_question_is_recommended_once_the_box_is_known():
     assert "accuse: SAFE" in text and "\nask: " not in text
 
 
+@pytest.mark.slow
 def test_why_names_the_pass_a_card_moved_in(tmp_path):
     code, out, _ = session(tmp_path, SETUP + [f"pass gave {OUT.replace(' / ', ' ')} got {IN.replace(' / ', ' ')}",
                                               f"why {OUT.replace(' / ', '').replace(' ', '')}",

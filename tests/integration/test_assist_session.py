@@ -94,6 +94,7 @@ def test_setup_refuses_a_wrong_table_and_quitting_saves_nothing(game):
 
 
 @pytest.mark.parametrize("game", ["clue", "mafia-code", "checkpoint-charlie", "crime-hotel", "alibi", "alibi-adlung"])
+@pytest.mark.slow
 def test_a_failed_save_keeps_the_game_in_memory(game):
     from deduce.logs import export_log
 
@@ -144,6 +145,7 @@ def test_every_game_has_a_scripted_session():
 
 
 @pytest.mark.parametrize("game", sorted(SCRIPTED))
+@pytest.mark.slow
 def test_a_scripted_session_through_the_real_command(tmp_path, game):
     options, lines, said, unsaid, types = SCRIPTED[game]
     path = tmp_path / "g.json"

@@ -11,6 +11,7 @@ from deduce.cli import main
 from deduce.games.clue.rules import ClueGame, ClueState
 
 
+@pytest.mark.slow
 def test_clue_audit_passes_every_check():
     report = audit("clue", games=2, seed=3, agents=["deductive", "random"], check_every=4, max_actions=60)
     assert report.ok, report.failures
@@ -45,6 +46,7 @@ def test_audit_catches_a_leaking_observation(monkeypatch):
 
 
 @pytest.mark.parametrize("name", deduce.game_names())
+@pytest.mark.slow
 def test_every_game_passes_a_short_audit(name):
     import agents
 

@@ -21,6 +21,7 @@ QUICK_AGENTS = {
 
 
 @pytest.mark.parametrize("name", sorted(QUICK_AGENTS))
+@pytest.mark.slow
 def test_audit_leak_checks_pass(name: str) -> None:
     report = audit(name, games=1, seed=2, agents=QUICK_AGENTS[name], check_every=5, max_actions=60)
     assert not report.failures, report.failures
@@ -28,6 +29,7 @@ def test_audit_leak_checks_pass(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(QUICK_AGENTS))
+@pytest.mark.slow
 def test_audit_catches_a_planted_leak(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The variants really differ in hidden cards: an observation that carries a digest of
     the whole true world fails the leak check."""

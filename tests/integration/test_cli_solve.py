@@ -55,6 +55,7 @@ def test_text_notebook(capsys):
         ('{"game": "clue", "players": ["a", "b", "c"], "events": [{"type": "card_at", "card": "Nope", "at": "a"}]}', "event 0"),
     ],
 )
+@pytest.mark.slow
 def test_bad_logs_exit_2_with_one_line_and_no_traceback(tmp_path, content, message):
     log = tmp_path / "log.json"
     log.write_text(content)

@@ -28,6 +28,7 @@ def _id(case):
 
 
 @pytest.mark.parametrize("name,config", CASES, ids=[_id(c) for c in CASES])
+@pytest.mark.slow
 def test_random_play_reaches_the_end(name, config):
     cls = deduce.games.game_class(name)
     for n in configs(name):

@@ -2,6 +2,8 @@
 
 import io
 
+import pytest
+
 import deduce
 from deduce.cli import build_parser, main
 from deduce.cli.play import run
@@ -81,6 +83,7 @@ def test_bad_options_are_one_line_errors(capsys):
     assert "cannot set up clue: num_players=9: Clue needs 3 to 6 players" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_clue_on_the_board_draws_the_tokens_each_turn():
     lines = ["board", "roll", "1"] + ["1"] * 400  # "1": the first legal action (rooms come before squares)
     code, out = play(lines, "clue", "--board", "--seed", "2")
@@ -112,6 +115,7 @@ def test_board_flag_is_for_clue_only(capsys):
     assert "this game is not played on a board" in out
 
 
+@pytest.mark.slow
 def test_clue_intrigue_edition_on_the_board():
     code, out = play(["1"] * 300, "clue", "--board", "--set", "edition=intrigue", "--seed", "2")
     assert code == 0 and "Traceback" not in out and "internal error" not in out

@@ -286,6 +286,7 @@ def test_the_certain_win_is_always_accused():
 
 # -- our client against our server --------------------------------------------------------------
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
+@pytest.mark.slow
 def test_our_agents_in_every_seat_over_sockets(players):
     bots = ["thread:deductive", "thread:notebook", "thread:random"]
     session = SpeedClueServer(bots, players, players, seed=players, time_limit=10.0).run()
@@ -306,6 +307,7 @@ def test_builtin_seats_replay_the_deal_of_the_in_process_tournament():
     assert session.games_played == 3 and session.disqualified == {}
 
 
+@pytest.mark.slow
 def test_command_line_end_to_end_with_processes_and_report(tmp_path, capsys):
     out, log, botlog = tmp_path / "res", tmp_path / "server.log", tmp_path / "bot.log"
     client = f"{sys.executable} -m deduce speedclue --agent deductive --log {botlog}"

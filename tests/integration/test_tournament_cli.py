@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from deduce.apps.tournament import TIMING_COLUMNS, TournamentResults
 from deduce.cli import main
@@ -37,6 +38,7 @@ def test_json_output_is_exactly_the_win_rates(tmp_path, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out) == out
 
 
+@pytest.mark.slow
 def test_leaderboard_params_config_and_report(tmp_path, capsys):
     out_dir = tmp_path / "run"
     code = main(["tournament", "clue", "--agents", "deductive", "slow=deductive", "random", "--games", "3",
@@ -72,6 +74,7 @@ def _command(out: Path, games: int) -> list[str]:
             "--games", str(games), "--seed", "3", "--backend", "serial", "--out", str(out), "--json"]
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_same_table(tmp_path):
     games = 30
     reference = tmp_path / "whole"

@@ -110,6 +110,7 @@ def test_broken_agents_forfeit_and_the_tournament_goes_on(bad, kind, text):
     assert len(results.failures()) == 6
 
 
+@pytest.mark.slow
 def test_slow_and_hung_agents_time_out():
     slow = Tournament("clue", ["sleeper", "notebook", "random"], games=3, seed=4, backend="serial",
                       move_time_limit=0.01).run().games

@@ -22,6 +22,7 @@ def test_one_env_per_registered_game():
 
 
 @pytest.mark.parametrize("name", pz.env_names())
+@pytest.mark.slow
 def test_api_test_passes(name):
     env = getattr(pz, name).env()
     with warnings.catch_warnings(record=True) as caught:
@@ -35,5 +36,6 @@ def test_api_test_passes(name):
 
 
 @pytest.mark.parametrize("name", pz.env_names())
+@pytest.mark.slow
 def test_seeded_runs_are_identical(name):
     seed_test(lambda: getattr(pz, name).env(), num_cycles=10)

@@ -5,6 +5,7 @@ on small decks."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -46,6 +47,7 @@ def random_play(state: AlibiAdlungState, rng: np.random.Generator, steps: int) -
 
 @settings(max_examples=12)
 @given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), small=st.booleans())
+@pytest.mark.slow
 def test_truth_is_consistent_with_every_knowledge_base_at_every_step(n, seed, small):
     game = AlibiAdlungGame(num_players=min(n, 3) if small else n, **(SMALL if small else {}))
     n = game.num_players
@@ -147,6 +149,7 @@ def test_exact_agrees_with_cpsat_and_brute_on_a_small_deck(seed, steps, seat):
 
 @settings(max_examples=8)
 @given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 200))
+@pytest.mark.slow
 def test_exact_possible_agrees_with_cpsat_on_the_full_deck(n, seed, steps):
     game = AlibiAdlungGame(num_players=n)
     state = game.new_initial_state(seed)

@@ -6,6 +6,7 @@ knowledge base (small decks), and a positive probability to the real world on th
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ COUNTER = TimelineCounter()
 
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), small=st.booleans())
+@pytest.mark.slow
 def test_the_real_history_satisfies_every_time_indexed_knowledge_base(n, seed, small):
     game = AlibiAdlungGame(num_players=min(n, 3) if small else n, **(SMALL if small else {}))
     n = game.num_players
@@ -110,6 +112,7 @@ def test_without_voids_the_static_knowledge_with_reshuffle_facts_is_exact(n, see
 
 @settings(max_examples=6, deadline=None)
 @given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+@pytest.mark.slow
 def test_counter_answers_at_every_step_of_whole_games(n, seed):
     """Late positions (small blocks, big hands of one block) included."""
     game = AlibiAdlungGame(num_players=n)

@@ -5,6 +5,7 @@ tiny decks."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ def _pick(state: AlibiState, rng: np.random.Generator, accuse_ok: bool) -> objec
 
 @settings(max_examples=10, deadline=None)
 @given(n=st.integers(3, 5), seed=st.integers(0, 2**32 - 1), small=st.booleans())
+@pytest.mark.slow
 def test_truth_is_consistent_with_every_knowledge_base_at_every_step(n, seed, small):
     game = AlibiGame(num_players=n, max_rounds=3, **(SMALL if small else {}))
     state = game.new_initial_state(seed)
@@ -101,6 +103,7 @@ def test_observation_depends_only_on_what_the_player_has_seen(seed, steps, playe
 
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), player=st.integers(0, 2), asks=st.integers(0, 3))
+@pytest.mark.slow
 def test_cpsat_agrees_with_brute_on_tiny_decks(seed, player, asks):
     """After a pass (two or more epochs) and some questions, with all but three unknown cards
     pinned to the truth so brute force stays small, brute, cpsat and the epoch solver agree."""

@@ -13,6 +13,7 @@ BACKENDS = ["cpsat", "csp"]
 @pytest.mark.parametrize("name", BACKENDS)
 @settings(max_examples=60)
 @given(kb=small_kbs())
+@pytest.mark.slow
 def test_backend_agrees_with_brute(name, kb):
     ref = solvers.get("brute")
     other = solvers.get(name)
@@ -24,6 +25,7 @@ def test_backend_agrees_with_brute(name, kb):
 
 @settings(max_examples=40)
 @given(kb=small_kbs())
+@pytest.mark.slow
 def test_brute_counts_only_consistent_worlds(kb):
     brute = solvers.get("brute")
     for world in brute.worlds(kb):

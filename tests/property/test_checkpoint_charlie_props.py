@@ -8,6 +8,7 @@ import itertools
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +80,7 @@ def brute_chief_counts(obs: CheckpointCharlieObservation) -> Counter[int]:
 
 @settings(max_examples=12)
 @given(n=st.integers(3, 5), seed=st.integers(0, 2**32 - 1), rate=st.sampled_from([0.05, 0.3, 1.0]))
+@pytest.mark.slow
 def test_true_world_consistent_with_every_players_knowledge(n: int, seed: int, rate: float) -> None:
     game = CheckpointCharlieGame(num_players=n)
     state = game.new_initial_state(seed)

@@ -2,6 +2,7 @@
 depend on cards its player has not seen."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ def random_actions(state, rng, steps):
     mode=st.sampled_from(["equal_leftover", "equal_leftover_public", "all"]),
     refute_all=st.booleans(),
 )
+@pytest.mark.slow
 def test_true_deal_is_consistent_with_every_knowledge_base(seed, n, mode, refute_all):
     game = ClueGame(num_players=n, deal_mode=mode, refute_all=refute_all)
     state = game.new_initial_state(seed)
@@ -49,6 +51,7 @@ def test_true_deal_is_consistent_with_every_knowledge_base(seed, n, mode, refute
 
 @settings(max_examples=10)
 @given(seed=st.integers(0, 2**32 - 1), n=st.sampled_from([3, 4]))
+@pytest.mark.slow
 def test_solvers_never_exclude_the_truth_on_small_decks(seed, n):
     game = ClueGame(num_players=n, **SMALL)
     state = game.new_initial_state(seed)
@@ -158,6 +161,7 @@ def intrigue_actions(state, rng, steps):
 
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 6), bonus=st.integers(0, 8))
+@pytest.mark.slow
 def test_intrigue_edition_knowledge_stays_sound(seed, n, bonus):
     """Declines, bonus cards, clocks and pool accusations never rule out the true deal."""
     game = ClueGame(num_players=n, bonus_cards=(("any_room", bonus), ("decline", 8)), max_turns=200, **INTRIGUE)

@@ -2,6 +2,7 @@
 depend on cards a player has not seen; the chain counter agrees with brute and cpsat."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -145,6 +146,7 @@ def test_chain_agrees_with_cpsat_late_in_a_small_game():
 
 @settings(max_examples=5, deadline=None)
 @given(seed=st.integers(0, 2**31))
+@pytest.mark.slow
 def test_chain_equals_cpsat_at_every_step_of_a_small_game(seed):
     """A pocket Crime Hotel (2 floors x 5 digits, hands of 3, 2 rounds): every player's exact
     counts from the chain counter equal cpsat's enumeration of every consistent history, at

@@ -1,6 +1,7 @@
 """cpsat agrees with brute on random tiny time-indexed knowledge bases (2 epochs)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ def epoch_kbs(draw, max_cards: int = 5, max_locations: int = 3, max_constraints:
 
 @settings(max_examples=60, deadline=None)
 @given(kb=epoch_kbs())
+@pytest.mark.slow
 def test_cpsat_agrees_with_brute_on_two_epochs(kb):
     ref = solvers.get("brute")
     cp = solvers.get("cpsat")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,6 +48,7 @@ def static_kbs(draw) -> KnowledgeBase:
 
 @settings(deadline=None, max_examples=250)
 @given(kb=static_kbs(), data=st.data())
+@pytest.mark.slow
 def test_exact_agrees_with_brute(kb, data):
     ref = solvers.get("brute")
     exact = ExactSolver()

@@ -56,6 +56,7 @@ def mutated_logs(draw):
 
 @settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
 @given(log=mutated_logs())
+@pytest.mark.slow
 def test_mutated_logs_load_or_fail_clearly(log):
     try:
         load_log(log)
@@ -109,6 +110,7 @@ def mutated_replays(draw):
 
 @settings(max_examples=800)
 @given(log=mutated_replays())
+@pytest.mark.slow
 def test_mutated_replays_load_or_fail_clearly(log):
     try:
         load_replay(log)

@@ -36,6 +36,7 @@ def random_play(state: MafiaCodeState, rng: np.random.Generator, steps: int) -> 
     expert=st.booleans(),
     small=st.booleans(),
 )
+@pytest.mark.slow
 def test_truth_is_consistent_with_every_knowledge_base_at_every_step(n, seed, expert, small):
     cfg = dict(SMALL, hand_size=2) if small else {}
     game = MafiaCodeGame(num_players=n, expert=expert, **cfg)

@@ -4,6 +4,7 @@ Mafia Code games, with its thresholds forced low so that it really branches."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def test_split_agrees_with_brute_on_random_static_kbs(kb, max_bits, seed):
     seat=st.integers(0, 4),
     max_bits=st.integers(4, 20),
 )
+@pytest.mark.slow
 def test_split_agrees_with_brute_on_mafia_code_3x3(n, seed, steps, seat, max_bits):
     game = MafiaCodeGame(num_players=n, colours=("r", "g", "b"), letters=("A", "B", "C"))
     state = game.new_initial_state(seed)

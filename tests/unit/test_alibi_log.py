@@ -46,6 +46,7 @@ def test_the_view_is_rebuilt_from_the_events():
 
 
 @pytest.mark.parametrize("players,seed,steps", [(4, 3, 40), (3, 5, 120), (5, 7, 300), (6, 2, 2000)])
+@pytest.mark.slow
 def test_export_and_read_back_give_the_engines_own_knowledge(players, seed, steps):
     game, state = played(seed, steps, players)
     for seat in (0, 1, None):

@@ -24,6 +24,7 @@ def alibi_view_without_history_questions(seed, steps):
     return view_knowledge(log_game, log_obs)
 
 
+@pytest.mark.slow
 def test_chain_goes_last_on_a_melded_alibi_view():
     kb = alibi_view_without_history_questions(3, 40)
     auto = solvers.get("auto")

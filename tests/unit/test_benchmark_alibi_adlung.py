@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.alibi_adlung import assist_exactness
 
 
+@pytest.mark.slow
 def test_before_the_first_reshuffle_every_view_is_exact():
     got = assist_exactness(3, 1, seed=0)
     exact, total, times = got["before reshuffle"]

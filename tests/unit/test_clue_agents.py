@@ -263,6 +263,7 @@ def test_bluffing_names_an_own_card():
         InfogainAgent(bluff=1.5)
 
 
+@pytest.mark.slow
 def test_gambles_are_recorded_with_their_chance():
     """Every accusation made while not certain is logged with its chance; certain ones are not."""
     game = ClueGame(num_players=4)

@@ -292,6 +292,7 @@ def test_audit_passes_in_board_mode():
 
 # -- agents and rendering -----------------------------------------------------------------------
 @pytest.mark.parametrize("n", [3, 6])
+@pytest.mark.slow
 def test_random_and_board_agents_finish_games(n):
     game = ClueGame(num_players=n, board_mode="board")
     names = ["random", "notebook-board", "deductive-board", "deductive-target", "infogain-board", "random"][:n]

@@ -211,6 +211,7 @@ def test_accusations_only_from_the_pool():
     ("infogain-planner-board", "deductive-target", "infogain-nearest-board"),
     ("deductive-board", "notebook-board", "infogain-board"),
 ])
+@pytest.mark.slow
 def test_board_agents_play_the_intrigue_edition_and_accuse_from_the_pool(names):
     game = ClueGame(num_players=3, board_mode="board", edition="intrigue", max_turns=400)
     used = set()
@@ -283,6 +284,7 @@ def test_random_play_finishes_and_seeded_games_repeat():
 
 
 # -- logs, audit ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_replay_round_trip_and_audit_in_the_intrigue_edition():
     import json
 
@@ -306,6 +308,7 @@ def test_replay_round_trip_and_audit_in_the_intrigue_edition():
     assert not report.failures, report.failures[:1]
 
 
+@pytest.mark.slow
 def test_with_a_face_down_pile_agents_go_to_the_pool_to_look_at_it():
     from deduce.games.clue.rules import ViewExtra
 

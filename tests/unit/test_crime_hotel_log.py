@@ -52,6 +52,7 @@ def test_the_view_is_rebuilt_from_the_events():
 @pytest.mark.parametrize("players,seed,steps,config", [
     (4, 3, 25, {}), (3, 4, 60, {"leftover": "box"}), (4, 5, 140, {}), (3, 6, 80, {"beginner": True}),
 ])
+@pytest.mark.slow
 def test_export_and_read_back_give_the_engines_own_knowledge(players, seed, steps, config):
     game, state = played(seed, steps, num_players=players, **config)
     auto = solvers.get("auto")

@@ -109,6 +109,7 @@ def test_the_deal_is_not_mistaken_for_now(cpsat):
         explain_fact(kb, kb.card("203"), kb.loc("ann"), True, cpsat, epoch=4)
 
 
+@pytest.mark.slow
 def test_alibi_passes_rule_out_every_other_place(cpsat, alibi_solver):
     kb = knowledge(ALIBI_LOG)
     lines = why(kb, kb.card(X), alibi_solver, places=ALIBI.places).splitlines()
@@ -120,6 +121,7 @@ def test_alibi_passes_rule_out_every_other_place(cpsat, alibi_solver):
         assert_minimal(kb, e, cpsat)
 
 
+@pytest.mark.slow
 def test_alibi_cards_received_and_passed_on(alibi_solver):
     kb = knowledge(ALIBI_LOG)
     got = why(kb, kb.card(_DEE[1]), alibi_solver, places=ALIBI.places)

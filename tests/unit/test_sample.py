@@ -61,6 +61,7 @@ def chi_square(kb: KnowledgeBase, solver, n: int, seed: int) -> tuple[float, int
 
 
 @pytest.mark.parametrize("method", ["dp", "sequential"])
+@pytest.mark.slow
 def test_uniform_on_mixed_kb(method):
     kb = mixed_kb()
     n = 4000 if method == "dp" else 800
