@@ -1,8 +1,18 @@
-"""Playing one game between agents: the loop every tournament backend runs.
+"""Playing one game between agents: the one game loop every tournament backend, the audit, the
+Speed Clue referee and the benchmarks run.
 
 Agents are duck-typed (``reset``, ``act``, optional ``observe``) so the core never imports the
 ``agents`` package. An agent that raises or returns an illegal action forfeits: the game stops,
 the failure is recorded with its traceback, and the caller decides what to do with it.
+
+:func:`play_game` plays a game and returns its :class:`GameRecord`. It is built on
+:class:`GameRun`, which plays the same loop one action at a time and yields a :class:`Step`
+after each, for callers that watch a game as it goes (checks after every action, timings of
+each knowledge update) or stop it early; both take the same hooks (``until``, ``before_act``,
+``on_action``). A seat whose actions come from elsewhere (a remote client, a person) is a
+player whose ``act`` asks there; it raises :class:`Forfeit` to forfeit a seat for a broken
+rule. :class:`RandomPlayer` plays random legal actions from one seeded generator and
+:class:`ScriptedPlayer` replays given actions.
 """
 
 from __future__ import annotations
@@ -12,19 +22,36 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from deduce.errors import IllegalAction, InvalidConfig
-from deduce.games.base import Action, Game, Observation
+from deduce.games.base import Action, Event, Game, Observation, State
 
-__all__ = ["play_game", "GameRecord", "Failure", "PlayerLike", "seeds_for", "hard_limit"]
+__all__ = [
+    "play_game",
+    "GameRun",
+    "Step",
+    "GameRecord",
+    "Failure",
+    "Forfeit",
+    "PlayerLike",
+    "RandomPlayer",
+    "ScriptedPlayer",
+    "seeds_for",
+    "hard_limit",
+]
 
 
 class PlayerLike(Protocol):
+    """What the loop plays with: ``reset`` before the game, ``act`` at each decision, and
+    optionally ``observe`` on other players' turns. A player whose actions come from elsewhere
+    (a remote client) may set ``needs_observation = False``: its ``act`` is then passed ``None``
+    instead of an observation nobody reads."""
+
     name: str
 
     def reset(self, game: Game, player: int, seed: Any = None) -> None: ...
@@ -38,7 +65,7 @@ class Failure:
 
     seat: int
     agent: str
-    kind: str  # "exception" | "illegal" | "timeout"
+    kind: str  # "exception" | "illegal" | "timeout" | a Forfeit's kind
     message: str
     traceback: str = ""
 
@@ -57,6 +84,82 @@ class GameRecord:
     decisions: tuple[int, ...]
     failure: Failure | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action of a game in progress, as :class:`GameRun` yields it (and ``on_action`` gets it)."""
+
+    #: the game's live state just after the action (it moves on as the game goes on)
+    state: State
+    #: the seat that acted
+    seat: int
+    #: what that seat saw when it chose (``None`` if its player declines observations)
+    observation: Observation | None
+    action: Action
+    #: the events the action caused
+    events: tuple[Event, ...]
+    #: how long the seat took to choose
+    seconds: float
+    #: actions applied so far, this one included
+    moves: int
+
+
+class Forfeit(Exception):
+    """Raised by a player (in ``reset`` or ``act``) or by a hook to forfeit a seat on purpose.
+
+    ``kind`` names the failure (a referee's rule, say) and ``seat`` the seat that forfeits
+    (``None``: the seat being reset or asked to act, or the one that just acted). The game
+    stops with that :class:`Failure` whatever ``errors`` says: a forfeit is an outcome, not a bug.
+    """
+
+    def __init__(self, kind: str, message: str, seat: int | None = None, traceback: str = "") -> None:
+        super().__init__(message)
+        self.kind, self.message, self.seat, self.traceback = kind, message, seat, traceback
+
+
+class RandomPlayer:
+    """A uniformly random legal action, every choice from one generator seeded here.
+
+    ``reset`` leaves the generator alone, so one instance seated everywhere
+    (``[RandomPlayer(seed)] * n``) draws every seat's action from the same stream in turn
+    order, like a hand-written loop over ``legal[int(rng.integers(len(legal)))]``; ``seed`` may
+    be a ``numpy`` generator to share. ``exclude``: action types never chosen (``(Accuse,)``:
+    play on without accusing). (The ``random`` agent of the ``agents`` package is seeded by the
+    game instead: one stream per seat.)
+    """
+
+    def __init__(self, seed: Any = None, exclude: Iterable[type] = (), name: str = "random") -> None:
+        self.rng = np.random.default_rng(seed)
+        self.exclude = tuple(exclude)
+        self.name = name
+
+    def reset(self, game: Game, player: int, seed: Any = None) -> None:
+        """Nothing to do: the generator was seeded when the player was made."""
+
+    def act(self, observation: Observation) -> Action:
+        actions: Sequence[Action] = observation.legal_actions
+        if self.exclude:
+            actions = [a for a in actions if not isinstance(a, self.exclude)]
+        return actions[int(self.rng.integers(len(actions)))]
+
+
+class ScriptedPlayer:
+    """Plays ``actions`` in order, whichever seat is to act: a replay through the game loop
+    (seat it everywhere, ``[ScriptedPlayer(actions)] * n``, and bound ``max_moves``)."""
+
+    def __init__(self, actions: Iterable[Action], name: str = "script") -> None:
+        self._actions = iter(actions)
+        self.name = name
+
+    def reset(self, game: Game, player: int, seed: Any = None) -> None:
+        """Nothing to do: the script is fixed."""
+
+    def act(self, observation: Observation) -> Action:
+        try:
+            return next(self._actions)
+        except StopIteration:
+            raise Forfeit("script", "the script has no more actions") from None
 
 
 def seeds_for(seed: int, count: int) -> list[int]:
@@ -103,6 +206,162 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
             signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - start), 1e-3), old_interval)
 
 
+class GameRun:
+    """One game played one action at a time: iterating plays it, yielding a :class:`Step` per action.
+
+    Takes :func:`play_game`'s arguments. Iteration ends when the game does, when a seat forfeits
+    (:attr:`failure`), after ``max_moves`` actions, when ``until(state)`` holds before a decision,
+    or where the caller breaks out (iterating again carries on from there). :meth:`forfeit`
+    forfeits a seat from outside; :meth:`record` is the game's :class:`GameRecord` so far.
+    The agents are reset here, when the run is made.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        agents: Sequence[PlayerLike],
+        seed: int,
+        move_time_limit: float | None = None,
+        max_moves: int = 1_000_000,
+        deal_seed: int | None = None,
+        *,
+        agent_seeds: Sequence[Any] | None = None,
+        state: State | None = None,
+        until: Callable[[State], bool] | None = None,
+        before_act: Callable[[State, int, Observation], None] | None = None,
+        on_action: Callable[[Step], None] | None = None,
+        errors: str = "forfeit",
+    ) -> None:
+        n = game.num_players
+        if len(agents) != n:
+            raise InvalidConfig("agents", len(agents), f"{game.name} with {n} players needs {n} agents, got {len(agents)}")
+        if errors not in ("forfeit", "raise"):
+            raise InvalidConfig("errors", errors, "errors must be 'forfeit' or 'raise'")
+        if agent_seeds is not None and len(agent_seeds) != n:
+            raise InvalidConfig("agent_seeds", len(agent_seeds), f"one seed per seat: {n}, got {len(agent_seeds)}")
+        own_deal_seed, *seat_seeds = seeds_for(seed, n + 1)
+        if agent_seeds is not None:
+            seat_seeds = list(agent_seeds)
+        if deal_seed is None:
+            deal_seed = own_deal_seed
+        self.game, self.agents, self.seed = game, list(agents), seed
+        self.move_time_limit, self.max_moves = move_time_limit, max_moves
+        self.until, self.before_act, self.on_action, self.errors = until, before_act, on_action, errors
+        self._interrupt_at = None if move_time_limit is None else hard_limit(move_time_limit)
+        #: the game's live state (the one passed in, if any, played on in place)
+        self.state: State = state if state is not None else game.new_initial_state(deal_seed)
+        self.names = tuple(getattr(a, "name", type(a).__name__) for a in agents)
+        self.spent = [0.0] * n
+        self.counts = [0] * n
+        #: actions applied so far
+        self.moves = 0
+        #: why the game stopped early, if a seat forfeited
+        self.failure: Failure | None = None
+        for i, agent in enumerate(agents):
+            try:
+                agent.reset(game, i, seat_seeds[i])
+            except Forfeit as exc:
+                self._forfeited(exc, i)
+                break
+            except Exception as exc:  # a broken agent forfeits before the first move
+                if errors == "raise":
+                    raise
+                self.failure = Failure(i, self.names[i], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+                break
+
+    def forfeit(self, seat: int, kind: str, message: str, traceback: str = "") -> None:
+        """Forfeit ``seat`` (the first failure stands); the game goes no further."""
+        if self.failure is None:
+            self.failure = Failure(seat, self.names[seat], kind, message, traceback)
+
+    def _forfeited(self, exc: Forfeit, seat: int) -> None:
+        self.forfeit(seat if exc.seat is None else exc.seat, exc.kind, exc.message, exc.traceback)
+
+    def __iter__(self) -> Iterator[Step]:
+        state, agents, names = self.state, self.agents, self.names
+        move_time_limit = self.move_time_limit
+        while self.failure is None and not state.is_terminal() and self.moves < self.max_moves:
+            if self.until is not None and self.until(state):
+                return
+            seat = state.current_player
+            # a seat that answers from elsewhere may decline the observation (it is costly)
+            wanted = self.before_act is not None or getattr(agents[seat], "needs_observation", True)
+            obs = state.observation(seat) if wanted else None
+            if self.before_act is not None:
+                try:
+                    self.before_act(state, seat, obs)
+                except Forfeit as exc:
+                    self._forfeited(exc, seat)
+                    return
+            start = time.perf_counter()
+            try:
+                with _interrupt_after(self._interrupt_at):
+                    action = agents[seat].act(obs)
+            except _MoveInterrupted:
+                elapsed = time.perf_counter() - start
+                self.spent[seat] += elapsed
+                self.counts[seat] += 1
+                self.failure = Failure(
+                    seat, names[seat], "timeout",
+                    f"move interrupted after {elapsed:.3f}s > {move_time_limit}s", traceback.format_exc(),
+                )
+                return
+            except Forfeit as exc:
+                self._forfeited(exc, seat)
+                return
+            except Exception as exc:  # an agent's bug must not end the tournament
+                if self.errors == "raise":
+                    raise
+                self.failure = Failure(seat, names[seat], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+                return
+            elapsed = time.perf_counter() - start
+            self.spent[seat] += elapsed
+            self.counts[seat] += 1
+            if move_time_limit is not None and elapsed > move_time_limit:
+                self.failure = Failure(seat, names[seat], "timeout", f"move took {elapsed:.3f}s > {move_time_limit}s")
+                return
+            try:
+                events = state.apply(action)
+            except IllegalAction as exc:
+                if self.errors == "raise":
+                    raise
+                self.failure = Failure(seat, names[seat], "illegal", str(exc))
+                return
+            self.moves += 1
+            for other, agent in enumerate(agents):
+                if other != seat and _wants_observe(agent):
+                    agent.observe(state.observation(other))
+            step = Step(state, seat, obs, action, tuple(events or ()), elapsed, self.moves)
+            if self.on_action is not None:
+                try:
+                    self.on_action(step)
+                except Forfeit as exc:
+                    self._forfeited(exc, seat)
+            yield step
+
+    def record(self) -> GameRecord:
+        """The game's record: scores, winners (once it is over) and any failure."""
+        state, n = self.state, self.game.num_players
+        if self.failure is not None:
+            returns = [0.0] * n
+            returns[self.failure.seat] = -1.0
+            winners: tuple[int, ...] = ()
+        else:
+            returns = list(state.returns())
+            winners = tuple(state.winners()) if state.is_terminal() else ()
+        return GameRecord(
+            seed=self.seed,
+            agents=self.names,
+            returns=tuple(float(r) for r in returns),
+            winners=winners,
+            moves=self.moves,
+            turns=int(getattr(state, "turns", self.moves)),
+            decision_seconds=tuple(self.spent),
+            decisions=tuple(self.counts),
+            failure=self.failure,
+        )
+
+
 def play_game(
     game: Game,
     agents: Sequence[PlayerLike],
@@ -110,6 +369,13 @@ def play_game(
     move_time_limit: float | None = None,
     max_moves: int = 1_000_000,
     deal_seed: int | None = None,
+    *,
+    agent_seeds: Sequence[Any] | None = None,
+    state: State | None = None,
+    until: Callable[[State], bool] | None = None,
+    before_act: Callable[[State, int, Observation], None] | None = None,
+    on_action: Callable[[Step], None] | None = None,
+    errors: str = "forfeit",
 ) -> GameRecord:
     """Play one game; ``agents[i]`` sits in seat ``i``. Deterministic for a given ``seed``.
 
@@ -119,78 +385,28 @@ def play_game(
     still running after :func:`hard_limit` seconds is interrupted (main thread, POSIX only).
     ``deal_seed`` overrides the deal alone, so duplicate deals can replay one deal with the
     agents swapped while each seat's own random stream still comes from ``seed``.
+
+    The rest is for callers that do more than play (see :class:`GameRun` to drive the loop
+    step by step):
+
+    * ``agent_seeds``: the seeds the seats are reset with (default: from ``seed``);
+    * ``state``: play on this state (a prepared deal, a position mid-game) instead of dealing;
+      it is played in place, so the caller sees the final state;
+    * ``max_moves``: stop after so many actions; ``until(state)``: stop before a decision
+      when it holds (the record then has no winners);
+    * ``before_act(state, seat, observation)``: called before each decision (not timed);
+    * ``on_action(step)``: called after each action with its :class:`Step`;
+    * ``errors="raise"``: an agent's exception or illegal action propagates instead of
+      forfeiting (for callers that treat it as a bug). A :class:`Forfeit` raised by a player or
+      a hook forfeits in either case.
     """
-    n = game.num_players
-    if len(agents) != n:
-        raise InvalidConfig("agents", len(agents), f"{game.name} with {n} players needs {n} agents, got {len(agents)}")
-    own_deal_seed, *agent_seeds = seeds_for(seed, n + 1)
-    if deal_seed is None:
-        deal_seed = own_deal_seed
-    interrupt_at = None if move_time_limit is None else hard_limit(move_time_limit)
-    state = game.new_initial_state(deal_seed)
-    names = tuple(getattr(a, "name", type(a).__name__) for a in agents)
-    spent = [0.0] * n
-    counts = [0] * n
-    failure: Failure | None = None
-    for i, agent in enumerate(agents):
-        try:
-            agent.reset(game, i, agent_seeds[i])
-        except Exception as exc:  # a broken agent forfeits before the first move
-            failure = Failure(i, names[i], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
-            break
-    moves = 0
-    while failure is None and not state.is_terminal() and moves < max_moves:
-        seat = state.current_player
-        obs = state.observation(seat)
-        start = time.perf_counter()
-        try:
-            with _interrupt_after(interrupt_at):
-                action = agents[seat].act(obs)
-        except _MoveInterrupted:
-            elapsed = time.perf_counter() - start
-            spent[seat] += elapsed
-            counts[seat] += 1
-            failure = Failure(
-                seat, names[seat], "timeout",
-                f"move interrupted after {elapsed:.3f}s > {move_time_limit}s", traceback.format_exc(),
-            )
-            break
-        except Exception as exc:  # an agent's bug must not end the tournament
-            failure = Failure(seat, names[seat], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
-            break
-        elapsed = time.perf_counter() - start
-        spent[seat] += elapsed
-        counts[seat] += 1
-        if move_time_limit is not None and elapsed > move_time_limit:
-            failure = Failure(seat, names[seat], "timeout", f"move took {elapsed:.3f}s > {move_time_limit}s")
-            break
-        try:
-            state.apply(action)
-        except IllegalAction as exc:
-            failure = Failure(seat, names[seat], "illegal", str(exc))
-            break
-        moves += 1
-        for other, agent in enumerate(agents):
-            if other != seat and _wants_observe(agent):
-                agent.observe(state.observation(other))
-    if failure is not None:
-        returns = [0.0] * n
-        returns[failure.seat] = -1.0
-        winners: tuple[int, ...] = ()
-    else:
-        returns = list(state.returns())
-        winners = tuple(state.winners()) if state.is_terminal() else ()
-    return GameRecord(
-        seed=seed,
-        agents=names,
-        returns=tuple(float(r) for r in returns),
-        winners=winners,
-        moves=moves,
-        turns=int(getattr(state, "turns", moves)),
-        decision_seconds=tuple(spent),
-        decisions=tuple(counts),
-        failure=failure,
+    run = GameRun(
+        game, agents, seed, move_time_limit, max_moves, deal_seed, agent_seeds=agent_seeds, state=state,
+        until=until, before_act=before_act, on_action=on_action, errors=errors,
     )
+    for _ in run:
+        pass
+    return run.record()
 
 
 def _wants_observe(agent: object) -> bool:
