@@ -27,11 +27,11 @@ import numpy as np
 import agents as agent_registry
 import solvers as solver_registry
 from deduce.constraints import At, NotAt
-from deduce.errors import NotSupported, TooLarge
+from deduce.errors import IllegalAction, NotSupported, TooLarge
 from deduce.games.base import Action, Game
 from deduce.games.registry import game_class, make
 from deduce.knowledge import propagate
-from deduce.play import seeds_for
+from deduce.play import GameRun, ScriptedPlayer, Step
 
 __all__ = ["audit", "AuditReport", "AuditFailure", "CHECKS"]
 
@@ -187,11 +187,9 @@ def _agents_that_play(game_name: str, config: dict[str, Any] | None) -> list[str
     return names
 
 
-def _new_agents(game: Game, seated: Sequence[str], agent_seeds: Sequence[int]) -> list[Any]:
-    built = [agent_registry.get(name, game=game.name) for name in seated]
-    for i, agent in enumerate(built):
-        agent.reset(game, i, agent_seeds[i])
-    return built
+def _new_agents(game: Game, seated: Sequence[str]) -> list[Any]:
+    """Fresh agents by name; the game loop resets them with the seats' seeds."""
+    return [agent_registry.get(name, game=game.name) for name in seated]
 
 
 def _play(
@@ -203,21 +201,20 @@ def _play(
     backends: Sequence[Any],
     check_every: int,
 ) -> tuple[list[Action], tuple[Any, ...]]:
-    n = game.num_players
-    deal_seed, *agent_seeds = seeds_for(game_seed, n + 1)
-    state = game.new_initial_state(deal_seed)
-    players = _new_agents(game, seated, agent_seeds)
+    """Play one game through the shared loop, running the checks after every action (an agent's
+    exception or illegal action is a bug to see, so it propagates)."""
     rng = np.random.default_rng(game_seed)
     actions: list[Action] = []
-    step = 0
-    while not state.is_terminal() and step < max_actions:
-        seat = state.current_player
-        action = players[seat].act(state.observation(seat))
-        state.apply(action)
-        actions.append(action)
-        step += 1
-        _check_step(game, state, actions, step, game_seed, report, backends, rng, step % check_every == 0)
-    return actions, state.events
+
+    def check(step: Step) -> None:
+        actions.append(step.action)
+        _check_step(game, step.state, actions, step.moves, game_seed, report, backends, rng,
+                    step.moves % check_every == 0)
+
+    run = GameRun(game, _new_agents(game, seated), game_seed, max_moves=max_actions, on_action=check, errors="raise")
+    for _ in run:
+        pass
+    return actions, run.state.events
 
 
 def _fail(report: AuditReport, check: str, game: Game, game_seed: int, step: int, player: int | None, msg: str) -> None:
@@ -277,22 +274,23 @@ def _check_determinism(
     report: AuditReport,
 ) -> None:
     n = game.num_players
-    deal_seed, *agent_seeds = seeds_for(game_seed, n + 1)
-    replay = game.new_initial_state(deal_seed)
-    for action in actions:
-        replay.apply(action)
-    if replay.events != events:
+    replay = GameRun(game, [ScriptedPlayer(actions)] * n, game_seed, max_moves=len(actions), errors="raise")
+    for _ in replay:
+        pass
+    if replay.state.events != events:
         _fail(report, "determinism", game, game_seed, len(actions), None, "replaying the actions gave other events")
         return
-    again = game.new_initial_state(deal_seed)
-    players = _new_agents(game, seated, agent_seeds)
-    for i, expected in enumerate(actions):
-        if again.is_terminal():
-            break
-        seat = again.current_player
-        action = players[seat].act(again.observation(seat))
-        if action != expected:
-            _fail(report, "determinism", game, game_seed, i, seat, f"agent {seated[seat]} chose {action!r}, not {expected!r}")
-            return
-        again.apply(action)
+    again = GameRun(game, _new_agents(game, seated), game_seed, max_moves=len(actions), errors="raise")
+    try:
+        for step in again:
+            expected = actions[step.moves - 1]
+            if step.action != expected:
+                _fail(report, "determinism", game, game_seed, step.moves - 1, step.seat,
+                      f"agent {seated[step.seat]} chose {step.action!r}, not {expected!r}")
+                return
+    except IllegalAction as exc:  # another action than before, and not even a legal one
+        seat = again.state.current_player
+        _fail(report, "determinism", game, game_seed, again.moves, seat,
+              f"agent {seated[seat]} chose an illegal action ({exc}), not {actions[again.moves]!r}")
+        return
     report.passed["determinism"] += 1
