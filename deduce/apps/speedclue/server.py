@@ -27,7 +27,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 from deduce.apps.speedclue.client import SpeedClueBot, run_client
 from deduce.apps.speedclue.protocol import (
@@ -59,8 +59,9 @@ from deduce.apps.speedclue.protocol import (
 from deduce.apps.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule
 from deduce.apps.tournament.worker import Setup, record_rows
 from deduce.errors import DeduceError
+from deduce.games.base import Action
 from deduce.games.clue.rules import Accuse, ClueGame, ClueState, EndTurn, Show, Suggest, Suggestion
-from deduce.play import Failure, GameRecord, seeds_for
+from deduce.play import Forfeit, Step, play_game
 
 __all__ = ["BotSpec", "parse_bot", "SpeedClueServer", "SessionResult", "PROTOCOL_CONFIG"]
 
@@ -229,7 +230,9 @@ class _Exchange:
 
 @dataclass
 class _Referee:
-    """Plays one game on a :class:`ClueState` with seats that speak the protocol."""
+    """Referees one game on a :class:`ClueState` with seats that speak the protocol; the game
+    loop of :mod:`deduce.play` plays it, each seat an :class:`_Asked` player, with
+    :meth:`announce` after every action."""
 
     state: ClueState
     seats: list[_Seat]
@@ -238,13 +241,25 @@ class _Referee:
     codes: CardCodes = field(init=False)
     decisions: list[int] = field(init=False)
     spent: list[float] = field(init=False)
-    moves: int = 0
+    #: whether every seat has had its ``reset`` (sent before the first request)
+    dealt: bool = False
+    #: per seat: the suggestions it made (no repeats) and the cards it was shown
+    own: list[set[tuple[int, ...]]] = field(init=False)
+    shown: list[set[int]] = field(init=False)
+    #: the suggestion of this turn: by whom, its cards as named and as card ids
+    asked: tuple[int, tuple[str, ...], tuple[int, ...]] | None = None
+    #: who disproved this turn's suggestion (``None``: nobody)
+    refuter: int | None = None
+    #: the cards of the accusation being made, as named
+    accused: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self.codes = CardCodes(self.state.game)
         n = len(self.seats)
         self.decisions = [0] * n
         self.spent = [0.0] * n
+        self.own = [set() for _ in range(n)]
+        self.shown = [set() for _ in range(n)]
 
     def _kind(self, message: ServerMessage) -> str:
         return encode(message).split(" ", 1)[0] if isinstance(message, SuggestRequest | DisproveRequest | AccuseRequest) else "ok"
@@ -302,60 +317,105 @@ class _Referee:
             if not isinstance(reply, Ok):
                 raise Violation("malformed", f"expected ok, got {encode(reply)!r}", seat)
 
-    def play(self) -> None:
-        """Deal, then turns until someone wins (or the engine's turn cap); raises
-        :class:`Violation` (with ``seat``) at the first broken rule."""
+    # -- refereeing, driven by the shared game loop (deduce.play) ----------------------------
+    def decide(self, seat: int) -> Action:
+        """Ask ``seat`` for its action by the protocol and check it against the contest's
+        rules: a suggestion at the start of a turn, a card while refuting, an accusation or
+        not once the suggestion is answered. The first request deals (``reset`` to everyone)."""
         state, codes = self.state, self.codes
-        n = len(self.seats)
-        self.acknowledge({p: Reset(n, p, codes.codes(state.hands[p])) for p in range(n)})
-        own: list[set[tuple[int, ...]]] = [set() for _ in range(n)]
-        shown: list[set[int]] = [set() for _ in range(n)]
-        for _ in range(100_000):  # bounded: the engine's max_turns ends the game long before
-            if state.is_terminal():
-                return
-            p = state.current_player
-            reply = self.ask(p, SuggestRequest())
-            assert isinstance(reply, SuggestReply)
-            cards = codes.ids(reply.cards)
-            if cards in own[p]:
-                raise Violation("repeat", f"repeated its suggestion {' '.join(reply.cards)}", p)
-            own[p].add(cards)
-            state.apply(Suggest(cards))  # type: ignore[arg-type]
-            self.moves += 1
-            while state.phase == "refute":
-                r = state.current_player
-                answer = self.ask(r, DisproveRequest(p, reply.cards))
-                assert isinstance(answer, ShowReply)
-                card = codes.id(answer.card)
-                if card not in cards or card not in state.hands[r]:
-                    raise Violation("bad_show", f"showed {answer.card}, not a named card it holds", r)
-                state.apply(Show(card))
-                self.moves += 1
-            event = state.events[-1]
-            assert isinstance(event, Suggestion)
-            d = event.refuters[0] if event.refuters else None
-            card = event.shown[0] if event.shown else None
-            if card is not None:
-                shown[p].add(card)
-            x = codes.code(card) if card is not None else None
-            self.acknowledge({q: SuggestionNotice(p, reply.cards, d, x if q in (p, d) else None) for q in range(n)})
-            verdict = self.ask(p, AccuseRequest())
+        if not self.dealt:
+            self.dealt = True
+            n = len(self.seats)
+            self.acknowledge({p: Reset(n, p, codes.codes(state.hands[p])) for p in range(n)})
+        if state.phase == "refute":
+            assert self.asked is not None
+            by, named, cards = self.asked
+            answer = self.ask(seat, DisproveRequest(by, named))
+            assert isinstance(answer, ShowReply)
+            card = codes.id(answer.card)
+            if card not in cards or card not in state.hands[seat]:
+                raise Violation("bad_show", f"showed {answer.card}, not a named card it holds", seat)
+            return Show(card)
+        if state.phase == "after":
+            assert self.asked is not None
+            _, named, cards = self.asked
+            verdict = self.ask(seat, AccuseRequest())
             assert isinstance(verdict, AccuseReply)
-            known = set(state.hands[p]) | shown[p]
+            known = set(state.hands[seat]) | self.shown[seat]
             if verdict.cards is None:
-                if d is None and not known.intersection(cards):
-                    raise Violation("must_accuse", f"did not accuse after nobody disproved {' '.join(reply.cards)}", p)
-                state.apply(EndTurn())
-                self.moves += 1
-                continue
+                if self.refuter is None and not known.intersection(cards):
+                    raise Violation("must_accuse", f"did not accuse after nobody disproved {' '.join(named)}", seat)
+                return EndTurn()
             accused = codes.ids(verdict.cards)
             if known.intersection(accused):
                 bad = " ".join(codes.code(c) for c in accused if c in known)
-                raise Violation("accuse_known", f"accused {' '.join(verdict.cards)} naming {bad}, held or shown", p)
-            events = state.apply(Accuse(accused))  # type: ignore[arg-type]
-            self.moves += 1
-            correct = bool(events and getattr(events[0], "correct", False))
-            self.acknowledge({q: AccusationNotice(p, verdict.cards, correct) for q in range(n)})
+                raise Violation("accuse_known", f"accused {' '.join(verdict.cards)} naming {bad}, held or shown", seat)
+            self.accused = verdict.cards
+            return Accuse(accused)  # type: ignore[arg-type]
+        assert state.phase == "start", state.phase
+        reply = self.ask(seat, SuggestRequest())
+        assert isinstance(reply, SuggestReply)
+        cards = codes.ids(reply.cards)
+        if cards in self.own[seat]:
+            raise Violation("repeat", f"repeated its suggestion {' '.join(reply.cards)}", seat)
+        self.own[seat].add(cards)
+        self.asked = (seat, reply.cards, cards)
+        return Suggest(cards)  # type: ignore[arg-type]
+
+    def announce(self, step: Step) -> None:
+        """After an action: tell every seat how a suggestion was answered (the card only to
+        the two who saw it), or how an accusation went."""
+        state, codes = self.state, self.codes
+        n = len(self.seats)
+        try:
+            if isinstance(step.action, Suggest | Show) and state.phase != "refute":
+                assert self.asked is not None
+                by, named, _ = self.asked
+                event = state.events[-1]
+                assert isinstance(event, Suggestion)
+                d = event.refuters[0] if event.refuters else None
+                card = event.shown[0] if event.shown else None
+                if card is not None:
+                    self.shown[by].add(card)
+                self.refuter = d
+                x = codes.code(card) if card is not None else None
+                self.acknowledge({q: SuggestionNotice(by, named, d, x if q in (by, d) else None) for q in range(n)})
+            elif isinstance(step.action, Accuse):
+                assert self.accused is not None
+                correct = bool(step.events and getattr(step.events[0], "correct", False))
+                self.acknowledge({q: AccusationNotice(step.seat, self.accused, correct) for q in range(n)})
+        except Violation as exc:
+            raise _forfeit(exc) from exc
+
+
+def _forfeit(exc: Violation) -> Forfeit:
+    """A broken rule as the game loop's forfeit of the seat that broke it."""
+    seat = exc.seat if exc.seat is not None else 0
+    return Forfeit(exc.kind, str(exc), seat, traceback.format_exc() if exc.kind == "exception" else "")
+
+
+@dataclass
+class _Asked:
+    """One seat at the game loop's table: its ``act`` asks the seat through the referee, and a
+    broken rule forfeits (the loop's own failure handling records it)."""
+
+    referee: _Referee
+    seat: int
+    name: str
+    #: the protocol keeps its own record; the engine's observation would go unread
+    needs_observation: ClassVar[bool] = False
+
+    def reset(self, game: Any, player: int, seed: Any = None) -> None:
+        """A built-in seat's agent is seeded from the game's seed, as in the in-process harness."""
+        local = self.referee.seats[player]
+        if isinstance(local, _Local):
+            local.player.next_seed = seed
+
+    def act(self, observation: None) -> Action:
+        try:
+            return self.referee.decide(self.seat)
+        except Violation as exc:
+            raise _forfeit(exc) from exc
 
 
 def _first_readable(seats: Mapping[int, _Seat], deadline: float) -> list[int]:
@@ -670,16 +730,12 @@ class SpeedClueServer:
             _end_process(inst.process)
 
     def _play(self, spec: GameSpec, instances: dict[str, list[_Instance]], log: MessageLog | None) -> list[dict[str, Any]]:
-        n = self.players
         seats: list[_Seat] = []
         used: dict[str, int] = {}
-        agent_seeds = seeds_for(spec.seed, n + 1)[1:]
         for p, label in enumerate(spec.seats):
             bot = next(b for b in self.bots if b.label == label)
             if bot.local:
-                player = SpeedClueBot(bot.agent, time_limit=self.time_limit)
-                player.next_seed = agent_seeds[p]
-                seats.append(_Local(bot, f"{label}@{p}", player, log))
+                seats.append(_Local(bot, f"{label}@{p}", SpeedClueBot(bot.agent, time_limit=self.time_limit), log))
             else:
                 k = used.get(label, 0)
                 used[label] = k + 1
@@ -688,28 +744,17 @@ class SpeedClueServer:
                 seats.append(seat)
         state = self.deal(self.game, spec) if self.deal is not None else self.game.new_initial_state(spec.deal_seed)
         referee = _Referee(state, seats, self.time_limit, self.timings)
+        players = [_Asked(referee, p, label) for p, label in enumerate(spec.seats)]
         start = time.perf_counter()
-        failure: Failure | None = None
-        try:
-            referee.play()
-        except Violation as exc:
-            seat = exc.seat if exc.seat is not None else 0
-            label = spec.seats[seat]
-            failure = Failure(seat, label, exc.kind, str(exc), traceback.format_exc() if exc.kind == "exception" else "")
-            self._disqualify(label, f"{exc.kind}: {exc} (game {spec.game_id}, seat {seat})", instances)
+        # a broken rule forfeits through the loop; anything else is the referee's bug and propagates
+        record = play_game(self.game, players, spec.seed, state=state, on_action=referee.announce, errors="raise")
         wall = time.perf_counter() - start
+        # decision times as the protocol measures them (the reply's round trip)
+        record = dataclasses.replace(record, decision_seconds=tuple(referee.spent), decisions=tuple(referee.decisions))
+        failure = record.failure
         if failure is not None:
-            returns = [0.0] * n
-            returns[failure.seat] = -1.0
-            winners: tuple[int, ...] = ()
-        else:
-            returns = list(state.returns())
-            winners = tuple(state.winners()) if state.is_terminal() else ()
-        record = GameRecord(
-            seed=spec.seed, agents=spec.seats, returns=tuple(returns), winners=winners,
-            moves=referee.moves, turns=state.turns, decision_seconds=tuple(referee.spent),
-            decisions=tuple(referee.decisions), failure=failure,
-        )
+            self._disqualify(failure.agent, f"{failure.kind}: {failure.message} (game {spec.game_id}, seat {failure.seat})",
+                             instances)
         return record_rows(self.setup, spec, record, wall)
 
     def _finish(self, instances: dict[str, list[_Instance]]) -> None:
