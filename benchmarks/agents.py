@@ -45,7 +45,7 @@ import agents
 from agents.clue.questions import entropy_bits, joint_sets
 from deduce.apps.tournament.stats import wilson
 from deduce.games.clue.rules import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
-from deduce.play import seeds_for
+from deduce.play import GameRun, Step, play_game
 
 __all__ = ["AGENTS", "PAIRS", "lineups", "pair_lineups", "play_one", "run", "summarise", "format_table", "main"]
 
@@ -94,25 +94,24 @@ def _envelope_entropy(game: ClueGame, obs: Any) -> float:
 def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
     """One game; per seat: won, own turns, realised bits per own suggestion, scoring times."""
     game = ClueGame(num_players=players, max_turns=MAX_TURNS)
-    deal_seed, *agent_seeds = seeds_for(seed, players + 1)
-    state = game.new_initial_state(deal_seed)
     team = [_agent(name) for name in seats]
-    for i, a in enumerate(team):
-        a.reset(game, i, agent_seeds[i])
     turns = [0] * players
     bits: list[list[float]] = [[] for _ in range(players)]
-    pending: tuple[int, float] | None = None
-    while not state.is_terminal():
-        seat = state.current_player
-        obs = state.observation(seat)
-        if pending is not None and state.phase == "after" and seat == pending[0]:
-            bits[seat].append(pending[1] - _envelope_entropy(game, obs))
-            pending = None
-        action = team[seat].act(obs)
-        if isinstance(action, Suggest):
-            turns[seat] += 1
-            pending = (seat, _envelope_entropy(game, obs))
-        state.apply(action)
+    pending: list[tuple[int, float]] = []  # the suggestion awaiting its answer: (seat, entropy before)
+
+    def answered(state: Any, seat: int, obs: Any) -> None:
+        if pending and state.phase == "after" and seat == pending[0][0]:
+            bits[seat].append(pending.pop()[1] - _envelope_entropy(game, obs))
+
+    def suggested(step: Step) -> None:
+        if isinstance(step.action, Suggest):
+            turns[step.seat] += 1
+            pending[:] = [(step.seat, _envelope_entropy(game, step.observation))]
+
+    run = GameRun(game, team, seed, before_act=answered, on_action=suggested, errors="raise")
+    for _ in run:
+        pass
+    state = run.state
     timings = [t for a in team for _, t, _ in getattr(a, "scoring_log", [])]
     return {
         "players": players,
@@ -123,6 +122,24 @@ def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
         "scoring_seconds": timings,
         "game_turns": state.turns,
     }
+
+
+class _NoAccusing:
+    """An agent whose accusations (and looks at the pile) become ending the turn (or, where
+    it may not end the turn, a suggestion), so it plays on."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent, self.name = agent, agent.name
+
+    def reset(self, game: Any, player: int, seed: Any = None) -> None:
+        self.agent.reset(game, player, seed)
+
+    def act(self, obs: Any) -> Any:
+        action = self.agent.act(obs)
+        if isinstance(action, (Accuse, ViewExtra)):
+            legal = obs.legal_actions
+            action = EndTurn() if EndTurn() in legal else next(a for a in legal if isinstance(a, Suggest))
+        return action
 
 
 def solo_speed(players: int, spec: str, games: int, seed: int = 0, max_turns: int = 300) -> dict[str, Any]:
@@ -136,34 +153,35 @@ def solo_speed(players: int, spec: str, games: int, seed: int = 0, max_turns: in
     mine: list[int] = []
     theirs: list[int] = []
     for g in range(games):
-        game = ClueGame(num_players=players, max_turns=max_turns)
-        deal_seed, *agent_seeds = seeds_for(seed * 1_000_003 + g, players + 1)
-        state = game.new_initial_state(deal_seed)
-        team = [_agent(spec)] + [_agent("deductive") for _ in range(players - 1)]
-        for i, a in enumerate(team):
-            a.reset(game, i, agent_seeds[i])
-        own = [0] * players
-        done: list[int | None] = [None] * players
-        while not state.is_terminal() and None in done:
-            seat = state.current_player
-            obs = state.observation(seat)
-            if state.phase == "start" and done[seat] is None:
-                kb = game.knowledge(obs)
-                possible = exact.possible(kb)
-                if all(possible[list(cat), kb.loc(ENVELOPE)].sum() == 1 for cat in game.categories):
-                    done[seat] = own[seat]
-            action = team[seat].act(obs)
-            if isinstance(action, (Accuse, ViewExtra)):
-                legal = state.legal_actions()
-                action = EndTurn() if EndTurn() in legal else next(a for a in legal if isinstance(a, Suggest))
-            own[seat] += isinstance(action, Suggest)
-            state.apply(action)
+        done = _own_turns_to_certainty(players, spec, seed * 1_000_003 + g, max_turns, exact)
         if done[0] is not None:
             mine.append(done[0])
         theirs.extend(d for d in done[1:] if d is not None)
     return {"players": players, "agent": spec, "games": games, "own_turns": statistics.mean(mine) if mine else None,
             "opponents_turns": statistics.mean(theirs) if theirs else None,
             "unsettled": games * players - len(mine) - len(theirs)}
+
+
+def _own_turns_to_certainty(players: int, spec: str, seed: int, max_turns: int, exact: Any) -> list[int | None]:
+    """One game of :func:`solo_speed`: per seat, the own suggestions it made before its
+    knowledge base settled the envelope (``None``: never)."""
+    game = ClueGame(num_players=players, max_turns=max_turns)
+    team = [_NoAccusing(_agent(spec))] + [_NoAccusing(_agent("deductive")) for _ in range(players - 1)]
+    own = [0] * players
+    done: list[int | None] = [None] * players
+
+    def settled(state: Any, seat: int, obs: Any) -> None:
+        if state.phase == "start" and done[seat] is None:
+            kb = game.knowledge(obs)
+            possible = exact.possible(kb)
+            if all(possible[list(cat), kb.loc(ENVELOPE)].sum() == 1 for cat in game.categories):
+                done[seat] = own[seat]
+
+    def counted(step: Step) -> None:
+        own[step.seat] += isinstance(step.action, Suggest)
+
+    play_game(game, team, seed, until=lambda _: None not in done, before_act=settled, on_action=counted, errors="raise")
+    return done
 
 
 def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import agents
 import solvers
 from deduce.apps.tournament.stats import wilson
 from deduce.games.alibi.rules import Accuse, AlibiGame, AlibiState
-from deduce.play import play_game
+from deduce.play import RandomPlayer, play_game
 from solvers.epoch import EpochSampler, EpochSolver
 
 __all__ = ["main", "state_at_round", "wilson"]
@@ -33,10 +33,10 @@ SMALL = dict(
 def state_at_round(game: AlibiGame, seed: int, round_: int, pos: int = 1) -> AlibiState:
     """A random game (no accusations) played up to the ``pos``-th question of ``round_``."""
     st = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed)
-    while not (st.round == round_ and st.phase == "ask" and st.pos == pos):
-        legal = [a for a in st.legal_actions() if not isinstance(a, Accuse)]
-        st.apply(legal[int(rng.integers(len(legal)))])
+    play_game(game, [RandomPlayer(seed, exclude=(Accuse,))] * game.num_players, seed, state=st,
+              until=lambda s: s.round == round_ and s.phase == "ask" and s.pos == pos, errors="raise")
+    if st.is_terminal():
+        raise ValueError(f"game {seed} ended before question {pos} of round {round_}")
     return st
 
 

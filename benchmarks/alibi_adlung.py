@@ -38,6 +38,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from benchmarks._timing import TimingRow, timing_row
 from deduce.apps.tournament.stats import wilson
 from deduce.errors import NotSupported, TooLarge
 from deduce.games.alibi_adlung.rules import AlibiAdlungGame
-from deduce.play import play_game
+from deduce.play import RandomPlayer, Step, play_game
 
 __all__ = ["ScoreRow", "TimingRow", "BiasRow", "scores", "timings", "bias", "head_to_head", "main"]
 
@@ -178,47 +179,52 @@ def bias(players: int, games: int, seed: int) -> list[BiasRow]:
     decisions = 0
     stats: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in RELAXED}
     t_exact: list[float] = []
+    before: dict[str, Any] = {}  # the exact posterior and the static agent's generator before its decision
+
+    def exact_first(state: Any, p: int, obs: Any) -> None:
+        t = time.perf_counter()
+        before["m_e"] = counter.marginals(timeline(game, obs))
+        t_exact.append(time.perf_counter() - t)
+        before["rng"] = copy.deepcopy(seated["static"][p].rng)
+
+    def compare(step: Step) -> None:
+        p, obs, action = step.seat, step.observation, step.action
+        m_e = before["m_e"]
+        opps = [q for q in range(n) if q != p]
+        E_e = _type_matrix(game, m_e, n)
+        for label in ("static+cohorts", "exact"):
+            seated[label][p].rng = copy.deepcopy(before["rng"])
+        choice_exact = seated["exact"][p].act(obs)
+        for model, cohorts in RELAXED.items():
+            st = stats[model]
+            t = time.perf_counter()
+            exact_solver.clear_cache()
+            m_r = np.asarray(exact_solver.marginals(game.knowledge(obs, cohorts=cohorts)), dtype=float)
+            st["ms"].append(time.perf_counter() - t)
+            diff = np.abs(m_r[:, opps + [n]] - m_e[:, opps + [n]])
+            st["card"].append(float(diff.max()))
+            E_r = _type_matrix(game, m_r, n)
+            st["type"].append(float(np.abs(E_r[opps] - E_e[opps]).max()))
+            for q in opps:
+                if obs.hand_sizes[q]:
+                    st["hand_tv"].append(0.5 * float(np.abs(E_r[q] - E_e[q]).sum()) / obs.hand_sizes[q])
+            if obs.deck_size:
+                st["deck_tv"].append(0.5 * float(np.abs(E_r[n] - E_e[n]).sum()) / obs.deck_size)
+            st["differ"].append(float(diff.max() > 1e-9))
+            mine = action if model == "static" else seated[model][p].act(obs)
+            st["changed"].append(float(mine != choice_exact))
+
     for g in range(games):
-        state = game.new_initial_state(seed + g)
         seated = {m: [agents.get("counting", game="alibi-adlung", exact_time=False, cohorts=c) for _ in range(n)]
                   for m, c in RELAXED.items()}
         seated["exact"] = [agents.get("counting", game="alibi-adlung") for _ in range(n)]
-        for group in seated.values():
-            for k, a in enumerate(group):
-                a.reset(game, k, seed + 100 * g + k)
-        while not state.is_terminal():
-            p = state.current_player
-            obs = state.observation(p)
-            t = time.perf_counter()
-            m_e = counter.marginals(timeline(game, obs))
-            t_exact.append(time.perf_counter() - t)
-            opps = [q for q in range(n) if q != p]
-            E_e = _type_matrix(game, m_e, n)
-            rng = copy.deepcopy(seated["static"][p].rng)
-            action = seated["static"][p].act(obs)
-            for label in ("static+cohorts", "exact"):
-                seated[label][p].rng = copy.deepcopy(rng)
-            choice_exact = seated["exact"][p].act(obs)
-            for model, cohorts in RELAXED.items():
-                st = stats[model]
-                t = time.perf_counter()
-                exact_solver.clear_cache()
-                m_r = np.asarray(exact_solver.marginals(game.knowledge(obs, cohorts=cohorts)), dtype=float)
-                st["ms"].append(time.perf_counter() - t)
-                diff = np.abs(m_r[:, opps + [n]] - m_e[:, opps + [n]])
-                st["card"].append(float(diff.max()))
-                E_r = _type_matrix(game, m_r, n)
-                st["type"].append(float(np.abs(E_r[opps] - E_e[opps]).max()))
-                for q in opps:
-                    if obs.hand_sizes[q]:
-                        st["hand_tv"].append(0.5 * float(np.abs(E_r[q] - E_e[q]).sum()) / obs.hand_sizes[q])
-                if obs.deck_size:
-                    st["deck_tv"].append(0.5 * float(np.abs(E_r[n] - E_e[n]).sum()) / obs.deck_size)
-                st["differ"].append(float(diff.max() > 1e-9))
-                mine = action if model == "static" else seated[model][p].act(obs)
-                st["changed"].append(float(mine != choice_exact))
-            decisions += 1
-            state.apply(action)
+        agent_seeds = [seed + 100 * g + k for k in range(n)]
+        for label in ("static+cohorts", "exact"):  # consulted at every decision; the static ones play
+            for k, a in enumerate(seated[label]):
+                a.reset(game, k, agent_seeds[k])
+        record = play_game(game, seated["static"], seed + g, deal_seed=seed + g, agent_seeds=agent_seeds,
+                           before_act=exact_first, on_action=compare, errors="raise")
+        decisions += record.moves
     rows = []
     for model, st in stats.items():
         rows.append(BiasRow(
@@ -240,12 +246,7 @@ def chain_check(players: int, steps: int, seed: int, limit: int = 200_000) -> tu
 
     game = deduce.make("alibi-adlung", num_players=players)
     state = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        legal = state.legal_actions()
-        state.apply(legal[int(rng.integers(len(legal)))])
+    play_game(game, [RandomPlayer(seed)] * players, seed, state=state, max_moves=steps, errors="raise")
     obs = state.observation(0)
     t = time.perf_counter()
     ours = TimelineCounter().tallies(timeline(game, obs))
@@ -273,42 +274,34 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     build: list[float] = []
     marg: list[float] = []
     timed: list[float] = []
-    refused = 0
+    refused = [0]
+
+    def update_timed(state: Any, seat: int, obs: Any) -> None:
+        t = time.perf_counter()
+        kb = game.knowledge(obs)
+        build.append(time.perf_counter() - t)
+        exact.clear_cache()  # a fresh query, as after every new event
+        t = time.perf_counter()
+        try:
+            exact.marginals(kb)
+            marg.append(time.perf_counter() - t)
+        except NotSupported:
+            refused[0] += 1
+        t = time.perf_counter()
+        counter.marginals(timeline(game, obs))
+        timed.append(time.perf_counter() - t)
+
     for g in range(games):
-        state = game.new_initial_state(seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not state.is_terminal():
-            obs = state.observation(state.current_player)
-            t = time.perf_counter()
-            kb = game.knowledge(obs)
-            build.append(time.perf_counter() - t)
-            exact.clear_cache()  # a fresh query, as after every new event
-            t = time.perf_counter()
-            try:
-                exact.marginals(kb)
-                marg.append(time.perf_counter() - t)
-            except NotSupported:
-                refused += 1
-            t = time.perf_counter()
-            counter.marginals(timeline(game, obs))
-            timed.append(time.perf_counter() - t)
-            legal = obs.legal_actions
-            state.apply(legal[int(rng.integers(len(legal)))])
+        play_game(game, [RandomPlayer(seed + g)] * players, seed + g, deal_seed=seed + g,
+                  before_act=update_timed, errors="raise")
     decide: list[float] = []
     for g in range(games):
-        seated = [agents.get("counting", game="alibi-adlung") for _ in range(players)]
-        state = game.new_initial_state(seed + 1000 + g)
-        for k, a in enumerate(seated):
-            a.reset(game, k, seed + g * players + k)
-        while not state.is_terminal():
-            obs = state.observation(state.current_player)
-            t = time.perf_counter()
-            action = seated[state.current_player].act(obs)
-            decide.append(time.perf_counter() - t)
-            state.apply(action)
+        play_game(game, [agents.get("counting", game="alibi-adlung") for _ in range(players)], seed + 1000 + g,
+                  deal_seed=seed + 1000 + g, agent_seeds=[seed + g * players + k for k in range(players)],
+                  on_action=lambda step: decide.append(step.seconds), errors="raise")
     return [
         timing_row(players, "knowledge update", build),
-        timing_row(players, "exact marginals", marg, refused),
+        timing_row(players, "exact marginals", marg, refused[0]),
         timing_row(players, "exact-time timeline + marginals", timed),
         timing_row(players, "counting decision", decide),
     ]
@@ -324,24 +317,22 @@ def assist_exactness(players: int, games: int, seed: int, every: int = 10) -> di
 
     game = deduce.make("alibi-adlung", num_players=players)
     out: dict[str, tuple[int, int, list[float]]] = {}
+
+    def ask(step: Step) -> None:
+        if step.moves % every:
+            return
+        state = step.state
+        log = export(game, state.observation(0))
+        table, view = parse(log)
+        t = time.perf_counter()
+        got = face_posterior(table, log, view)
+        took = time.perf_counter() - t
+        phase = "after" if any(isinstance(e, Reshuffled) for e in state.events) else "before reshuffle"
+        exact, total, times = out.get(phase, (0, 0, []))
+        out[phase] = (exact + (not isinstance(got, Uncounted)), total + 1, times + [took])
+
     for g in range(games):
-        state = game.new_initial_state(seed + g)
-        rng = np.random.default_rng(seed + g)
-        step = 0
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.apply(legal[int(rng.integers(len(legal)))])
-            step += 1
-            if step % every:
-                continue
-            log = export(game, state.observation(0))
-            table, view = parse(log)
-            t = time.perf_counter()
-            got = face_posterior(table, log, view)
-            took = time.perf_counter() - t
-            phase = "after" if any(isinstance(e, Reshuffled) for e in state.events) else "before reshuffle"
-            exact, total, times = out.get(phase, (0, 0, []))
-            out[phase] = (exact + (not isinstance(got, Uncounted)), total + 1, times + [took])
+        play_game(game, [RandomPlayer(seed + g)] * players, seed + g, deal_seed=seed + g, on_action=ask, errors="raise")
     return out
 
 

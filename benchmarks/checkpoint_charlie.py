@@ -26,8 +26,12 @@ import numpy as np
 
 import agents
 from agents.checkpoint_charlie.posterior import posterior
-from deduce.games.checkpoint_charlie.rules import CheckpointCharlieGame, CheckpointCharlieState
-from deduce.play import play_game
+from deduce.games.checkpoint_charlie.rules import (
+    CheckpointCharlieGame,
+    CheckpointCharlieObservation,
+    CheckpointCharlieState,
+)
+from deduce.play import Step, play_game
 from solvers.tokens import TokenSolver
 
 __all__ = ["AGENT_NAMES", "ScoreRow", "TimingRow", "play_one", "mean_scores", "timings", "main"]
@@ -112,27 +116,26 @@ def timings(players: int, games: int, seed: int) -> list[TimingRow]:
     update: list[float] = []
     decide: dict[str, list[float]] = {name: [] for name in AGENT_NAMES}
     solver = TokenSolver()
+
+    def update_timed(state: CheckpointCharlieState, seat: int, obs: CheckpointCharlieObservation) -> None:
+        if obs.phase == "poll":
+            solver.clear_cache()  # keep the per-shape world lists, forget answers
+            start = time.perf_counter()
+            game.knowledge(obs)
+            build.append(time.perf_counter() - start)
+            posterior(game, obs, solver)
+            update.append(time.perf_counter() - start)
+
     for g in range(games):
         seats = seating(players, g)
-        players_ = [agents.get(name, game=GAME) for name in seats]
-        for i, agent in enumerate(players_):
-            agent.reset(game, i, seed + 1000 * g + i)
-        state: CheckpointCharlieState = game.new_initial_state(seed + g)
-        while not state.is_terminal():
-            seat = state.current_player
-            obs = state.observation(seat)
-            if obs.phase == "poll":
-                solver.clear_cache()  # keep the per-shape world lists, forget answers
-                start = time.perf_counter()
-                game.knowledge(obs)
-                build.append(time.perf_counter() - start)
-                posterior(game, obs, solver)
-                update.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            action = players_[seat].act(obs)
-            if obs.phase == "poll":
-                decide[seats[seat]].append(time.perf_counter() - start)
-            state.apply(action)
+
+        def decision_timed(step: Step, seats: tuple[str, ...] = seats) -> None:
+            if step.observation.phase == "poll":
+                decide[seats[step.seat]].append(step.seconds)
+
+        play_game(game, [agents.get(name, game=GAME) for name in seats], seed + g, deal_seed=seed + g,
+                  agent_seeds=[seed + 1000 * g + i for i in range(players)],
+                  before_act=update_timed, on_action=decision_timed, errors="raise")
     rows = [_summary("knowledge base from observation", players, build),
             _summary("knowledge update (kb + exact posterior)", players, update)]
     rows += [_summary(f"decision: {name}", players, decide[name]) for name in AGENT_NAMES if decide[name]]

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import agents
 from deduce.apps.tournament.stats import wilson
 from deduce.games.crime_hotel.rules import CrimeHotelGame
-from deduce.play import seeds_for
+from deduce.play import GameRun, Step
 from solvers.chain import ChainSolver
 
 __all__ = ["Result", "run_setting", "wilson", "mean_ci", "main"]
@@ -73,29 +73,24 @@ def run_setting(players: int, beginner: bool, matches: int, seed: int = 0) -> Re
     chain = ChainSolver()
     for m in range(matches):
         seat = m % players
-        deal_seed, *agent_seeds = seeds_for(seed * 100_003 + m, players + 1)
         seats = [agents.get("random", game=game.name) for _ in range(players)]
         seats[seat] = agents.get("expected-points", game=game.name)
-        for i, a in enumerate(seats):
-            a.reset(game, i, agent_seeds[i])
-        state = game.new_initial_state(deal_seed)
-        step = 0
-        while not state.is_terminal():
-            p = state.current_player
-            obs = state.observation(p)
-            start = time.perf_counter()
-            action = seats[p].act(obs)
-            if p == seat:
-                decisions.append(time.perf_counter() - start)
-            state.apply(action)
-            step += 1
-            if m < 4 and step % 5 == 0 and not state.is_terminal():  # knowledge-update timing sample
-                o = state.observation(seat)
+
+        def timed(step: Step, seat: int = seat, sample: bool = m < 4) -> None:
+            if step.seat == seat:
+                decisions.append(step.seconds)
+            if sample and step.moves % 5 == 0 and not step.state.is_terminal():  # knowledge-update timing sample
+                o = step.state.observation(seat)
                 start = time.perf_counter()
                 kb = game.knowledge(o)
                 chain.marginals(kb)
                 updates.append(time.perf_counter() - start)
-        winners = set(state.winners)
+
+        run = GameRun(game, seats, seed * 100_003 + m, on_action=timed, errors="raise")
+        for _ in run:
+            pass
+        state = run.state
+        winners = set(run.record().winners)
         solver_wins += seat in winners
         random_wins += sum(1 for q in range(players) if q != seat and q in winners)
         solver_pts.append(float(state.totals[seat]))

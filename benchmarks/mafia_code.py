@@ -19,8 +19,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import Any
 
 import agents
 import deduce
@@ -28,7 +27,7 @@ import solvers
 from benchmarks._timing import TimingRow, timing_row
 from deduce.apps.tournament.stats import wilson
 from deduce.errors import NotSupported
-from deduce.play import play_game
+from deduce.play import RandomPlayer, play_game
 
 __all__ = ["TABLES", "WinRow", "TimingRow", "win_rates", "timings", "main"]
 
@@ -111,31 +110,31 @@ def timings(players: int, games: int, seed: int, expert: bool, old: bool = True)
     warm = game.knowledge(game.new_initial_state(seed + games).observation(0))  # not a timed game
     for backend in (new, exact):  # load the numba kernels before the clock runs
         backend.tallies(warm)
-    for g in range(games):
-        state = game.new_initial_state(seed + g)
-        rng = np.random.default_rng(seed + g)
-        while not state.is_terminal():
-            obs = state.observation(state.current_player)
+    paths = [("split", new), ("exact", exact)] if old else [("split", new)]
+    playing = [seed]  # the game being played
+
+    def update_timed(state: Any, seat: int, obs: Any) -> None:
+        t = time.perf_counter()
+        kb = game.knowledge(obs)
+        built = time.perf_counter() - t
+        build.append(built)
+        answers = {}
+        # alternate which path goes first (cold caches cost the first one)
+        for name, backend in (paths[::-1] if len(build) % 2 else paths):
             t = time.perf_counter()
-            kb = game.knowledge(obs)
-            built = time.perf_counter() - t
-            build.append(built)
-            answers = {}
-            paths = [("split", new), ("exact", exact)] if old else [("split", new)]
-            if len(build) % 2:  # alternate which path goes first (cold caches cost the first one)
-                paths.reverse()
-            for name, backend in paths:
-                t = time.perf_counter()
-                try:
-                    answers[name] = backend.tallies(kb)
-                    backend.marginals(kb)  # cached tallies: the division an agent pays for
-                    times[name].append(built + time.perf_counter() - t)
-                except NotSupported:  # TooLarge is a NotSupported
-                    refused[name] += 1
-            if len(answers) == 2 and answers["split"] != answers["exact"]:
-                raise AssertionError(f"split and exact disagree at game {seed + g}, turn {state.turns}")
-            legal = obs.legal_actions
-            state.apply(legal[int(rng.integers(len(legal)))])
+            try:
+                answers[name] = backend.tallies(kb)
+                backend.marginals(kb)  # cached tallies: the division an agent pays for
+                times[name].append(built + time.perf_counter() - t)
+            except NotSupported:  # TooLarge is a NotSupported
+                refused[name] += 1
+        if len(answers) == 2 and answers["split"] != answers["exact"]:
+            raise AssertionError(f"split and exact disagree at game {playing[0]}, turn {state.turns}")
+
+    for g in range(games):
+        playing[0] = seed + g
+        play_game(game, [RandomPlayer(seed + g)] * players, seed + g, deal_seed=seed + g,
+                  before_act=update_timed, errors="raise")
     rows = [
         timing_row(players, "knowledge base build", build),
         timing_row(players, "update: build + split marginals", times["split"], refused["split"]),

@@ -38,7 +38,7 @@ from agents.base import Agent
 from benchmarks.agents import lineups, pair_lineups
 from deduce.apps.tournament.stats import wilson
 from deduce.games.clue.rules import Accusation, ClueGame
-from deduce.play import seeds_for
+from deduce.play import GameRun
 
 __all__ = ["parse_spec", "build", "play_one", "run", "summarise", "paired_by_deal", "sign_test", "format_table", "main"]
 
@@ -67,14 +67,11 @@ def build(spec: str) -> Agent:
 def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
     """One game; per seat: gambles made and won, decision times of search agents."""
     game = ClueGame(num_players=players, max_turns=MAX_TURNS)
-    deal_seed, *agent_seeds = seeds_for(seed, players + 1)
-    state = game.new_initial_state(deal_seed)
     team = [build(spec) for spec in seats]
-    for i, a in enumerate(team):
-        a.reset(game, i, agent_seeds[i])
-    while not state.is_terminal():
-        seat = state.current_player
-        state.apply(team[seat].act(state.observation(seat)))
+    run = GameRun(game, team, seed, errors="raise")
+    for _ in run:
+        pass
+    state = run.state
     wrong = {e.by for e in state.views(None) if isinstance(e, Accusation) and not e.correct}
     gambles = [len(getattr(a, "gambles", [])) for a in team]
     gamble_wins = [int(g > 0 and state.winner == i and i not in wrong) for i, g in enumerate(gambles)]

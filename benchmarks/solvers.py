@@ -33,6 +33,7 @@ import numpy as np
 from deduce.errors import NotSupported
 from deduce.games.clue.rules import Accuse, ClueGame, EndTurn, Show, Suggest
 from deduce.knowledge import KnowledgeBase
+from deduce.play import play_game
 from solvers import get
 from solvers.base import Solver
 
@@ -72,40 +73,63 @@ def generate_corpus(seed: int = 2024, games_per_size: int = 3) -> list[dict[str,
     for players in (3, 4, 5, 6):
         game = ClueGame(num_players=players)
         for g in range(games_per_size):
-            state = game.new_initial_state(int(rng.integers(1 << 31)))
-            suggestions = 0
-            wanted = list(CHECKPOINTS)
-            while wanted and not state.is_terminal():
-                if suggestions == wanted[0] and state.phase == "start":
-                    wanted.pop(0)
-                    seat = int(rng.integers(players))
-                    for view in (seat, None):
-                        kb = game.knowledge(state.observation(view))
-                        items.append(
-                            {
-                                "name": f"clue{players}-g{g}-s{suggestions}-{'spec' if view is None else f'p{view}'}",
-                                "players": players,
-                                "suggestions": suggestions,
-                                "view": "spectator" if view is None else "own",
-                                "kb": kb.to_json(),
-                            }
-                        )
-                legal = state.legal_actions()
-                if state.phase == "refute":
-                    action = legal[int(rng.integers(len(legal)))]
-                elif state.phase == "start":
-                    sugg = [a for a in legal if isinstance(a, Suggest)]
-                    action = sugg[int(rng.integers(len(sugg)))]
-                    suggestions += 1
-                else:
-                    if rng.random() < 1 / 40:
-                        acc = [a for a in legal if isinstance(a, Accuse)]
-                        action = acc[int(rng.integers(len(acc)))]
-                    else:
-                        action = next(a for a in legal if isinstance(a, EndTurn))
-                assert isinstance(action, Suggest | Show | Accuse | EndTurn)
-                state.apply(action)
+            corpus = _CorpusGame(game, g, rng)
+            play_game(game, [corpus] * players, seed, state=corpus.state, until=lambda _, c=corpus: not c.wanted,
+                      before_act=corpus.snapshot, errors="raise")
+            items.extend(corpus.items)
     return items
+
+
+class _CorpusGame:
+    """One corpus game: its random play (every seat, one generator for the deal, the play and
+    the checkpoints' seats) and the knowledge states recorded at the checkpoints."""
+
+    name = "corpus"
+
+    def __init__(self, game: ClueGame, index: int, rng: np.random.Generator) -> None:
+        self.game, self.index, self.rng = game, index, rng
+        self.state = game.new_initial_state(int(rng.integers(1 << 31)))
+        self.suggestions = 0
+        self.wanted = list(CHECKPOINTS)
+        self.items: list[dict[str, Any]] = []
+
+    def snapshot(self, state: Any, seat: int, obs: Any) -> None:
+        """At a checkpoint: one random seat's own view and the spectator's."""
+        if self.suggestions != self.wanted[0] or state.phase != "start":
+            return
+        self.wanted.pop(0)
+        players, s = self.game.num_players, self.suggestions
+        seat = int(self.rng.integers(players))
+        for view in (seat, None):
+            kb = self.game.knowledge(state.observation(view))
+            self.items.append(
+                {
+                    "name": f"clue{players}-g{self.index}-s{s}-{'spec' if view is None else f'p{view}'}",
+                    "players": players,
+                    "suggestions": s,
+                    "view": "spectator" if view is None else "own",
+                    "kb": kb.to_json(),
+                }
+            )
+
+    def reset(self, game: Any, player: int, seed: Any = None) -> None:
+        """Nothing to do: the generator is the corpus's."""
+
+    def act(self, obs: Any) -> Any:
+        rng, state, legal = self.rng, self.state, obs.legal_actions
+        if state.phase == "refute":
+            action = legal[int(rng.integers(len(legal)))]
+        elif state.phase == "start":
+            sugg = [a for a in legal if isinstance(a, Suggest)]
+            action = sugg[int(rng.integers(len(sugg)))]
+            self.suggestions += 1
+        elif rng.random() < 1 / 40:
+            acc = [a for a in legal if isinstance(a, Accuse)]
+            action = acc[int(rng.integers(len(acc)))]
+        else:
+            action = next(a for a in legal if isinstance(a, EndTurn))
+        assert isinstance(action, Suggest | Show | Accuse | EndTurn)
+        return action
 
 
 def load_corpus(path: Path = CORPUS_PATH, regenerate: bool = False) -> list[dict[str, Any]]:
