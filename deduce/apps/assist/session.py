@@ -256,6 +256,17 @@ class GameAssistant:
         return "> "
 
     @property
+    def setup_step(self) -> str | None:
+        """The setup question being asked ("players", "me", an adapter's step), ``None`` once set up:
+        a page that offers pickers for each question needs to know which one it is."""
+        return self._step
+
+    @property
+    def setup_answers(self) -> dict[str, Any]:
+        """The setup answers so far (a copy): the players, the seat, the adapter's steps."""
+        return copy.deepcopy(self._answers)
+
+    @property
     def names(self) -> list[str]:
         """The players in seat order."""
         if self.game is not None:
@@ -603,8 +614,12 @@ class GameAssistant:
         """The events so far, numbered as ``undo`` takes them."""
         if not self.events:
             return "no events yet"
+        return "\n".join(f"{i:>3}  {text}" for i, text in enumerate(self.event_texts()))
+
+    def event_texts(self) -> list[str]:
+        """Each event of the log in words, in order (index ``i`` is event ``i`` of ``undo``)."""
         assert self.game is not None and self.obs is not None
-        return "\n".join(f"{i:>3}  {self.adapter.event_text(self.game, self.obs, i)}" for i in range(len(self.events)))
+        return [self.adapter.event_text(self.game, self.obs, i) for i in range(len(self.events))]
 
     def why(self, tokens: list[str]) -> str:
         """Why a card must or cannot be somewhere."""
@@ -622,13 +637,15 @@ class GameAssistant:
         """The grid, then the adapter's answer (hidden answer, recommendation)."""
         assert self.kb is not None and self.obs is not None
         m = self.marginals()
-        lines = [render_grid(self.kb, m, self.adapter.hand(self.obs))]
+        return "\n".join([render_grid(self.kb, m, self.adapter.hand(self.obs)), *self.advice()])
+
+    def advice(self) -> list[str]:
+        """The lines under the grid: the approximation's label when it is one, then the adapter's
+        answer (hidden answer, recommendation); none when no deal fits the events."""
+        m = self.marginals()
         if m.total == 0:
-            return "\n".join(lines)
-        if not m.exact:
-            lines.append(f"({self.adapter.approximate})")
-        lines += self.adapter.answer_lines(self, m)
-        return "\n".join(lines)
+            return []
+        return [*([f"({self.adapter.approximate})"] if not m.exact else []), *self.adapter.answer_lines(self, m)]
 
 
 def _strip_index(message: str) -> str:
