@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -12,8 +12,17 @@ __all__ = ["Card", "Deck", "normalise_name"]
 
 
 def normalise_name(name: str) -> str:
-    """Fold a name for lookups: case, spaces and punctuation do not matter ("Mr. Green" = "mrgreen")."""
-    return re.sub(r"[^0-9a-z]", "", name.casefold())
+    """Fold a name for lookups: case, spaces, punctuation and accents do not matter
+    ("Mr. Green" = "mrgreen", "Émile" = "emile"), in any script ("김민수" keeps its letters).
+
+    A name made only of punctuation or symbols ("!!!") folds to itself without spaces rather
+    than to nothing, so it stays a usable, distinct name.
+    """
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    kept = "".join(ch for ch in decomposed if ch.isalnum() and not unicodedata.combining(ch))
+    if kept:
+        return unicodedata.normalize("NFC", kept)
+    return "".join(decomposed.split())
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,8 +55,15 @@ class KnowledgeBase:
             raise InvalidConfig("epochs", epochs, "a knowledge base needs at least one epoch")
         locations = tuple(str(z) for z in locations)
         keys = [normalise_name(z) for z in locations]
-        if len(set(keys)) != len(keys) or not all(keys):
-            raise InvalidConfig("locations", locations, f"location names must be distinct and non-empty: {locations}")
+        if not all(keys):
+            raise InvalidConfig("locations", locations, "a location name is empty")
+        first: dict[str, str] = {}
+        for name, key in zip(locations, keys):
+            if key in first:
+                raise InvalidConfig(
+                    "locations", locations, f"{first[key]!r} and {name!r} are the same name once case, spaces and accents are ignored"
+                )
+            first[key] = name
         if not locations:
             raise InvalidConfig("locations", locations, "a knowledge base needs at least one location")
         self.deck = deck

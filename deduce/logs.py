@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,30 @@ def _codec(name: str) -> LogFormat:
     return log
 
 
+def _read_bounded(path: Path, where: str) -> str:
+    """Read a log file, refusing what is not a regular file (a FIFO would block, /dev/zero never
+    ends) and reading at most one byte past the limit, so no input can exhaust memory."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise LogError(f"{where}: cannot read the log: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise LogError(f"{where}: not a regular file (a log is a JSON file; use '-' for standard input)")
+    if info.st_size > MAX_LOG_BYTES:
+        raise LogError(f"{where}: the log is {info.st_size} bytes, more than the limit of {MAX_LOG_BYTES}")
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_LOG_BYTES + 1)
+    except OSError as exc:
+        raise LogError(f"{where}: cannot read the log: {exc.strerror or exc}") from None
+    if len(raw) > MAX_LOG_BYTES:
+        raise LogError(f"{where}: the log is larger than the limit of {MAX_LOG_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LogError(f"{where}: cannot read the log: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def _decode(source: LogSource) -> Mapping[str, Any]:
     if isinstance(source, Mapping):
         return source
@@ -45,22 +70,21 @@ def _decode(source: LogSource) -> Mapping[str, Any]:
     else:
         path = Path(source)
         where = str(path)
-        try:
-            size = path.stat().st_size
-        except OSError as exc:
-            raise LogError(f"{where}: cannot read the log: {exc.strerror or exc}") from None
-        if size > MAX_LOG_BYTES:
-            raise LogError(f"{where}: the log is {size} bytes, more than the limit of {MAX_LOG_BYTES}")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LogError(f"{where}: cannot read the log: {exc}") from None
+        text = _read_bounded(path, where)
     if len(text) > MAX_LOG_BYTES:
         raise LogError(f"{where}: the log is larger than the limit of {MAX_LOG_BYTES} bytes")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise LogError(f"{where}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise LogError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer beyond Python's digit limit for int()
+        raise LogError(f"{where}: unreadable JSON value: {str(exc)[:120]}") from None
+    try:  # a lone surrogate (\ud800) parses but cannot be printed or saved
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise LogError(f"{where}: the log holds a lone surrogate (an invalid \\uD800-\\uDFFF escape)") from None
     except RecursionError:
         raise LogError(f"{where}: JSON nested too deeply") from None
     if not isinstance(data, dict):
