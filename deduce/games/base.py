@@ -213,11 +213,13 @@ class State(abc.ABC):
         """Final score per seat (1 for a winner, 0 otherwise, unless a game scores points)."""
 
     def winners(self) -> tuple[int, ...]:
-        """The winning seats of a finished game: by default those with the highest positive
-        return; games with tie-breaks (more gold, police car, ...) override this."""
+        """The winning seats of a finished game: by default those with the highest return, a
+        tie shared, whatever its sign (a points game such as Alibi can end with every score at
+        or below 0). Games with tie-breaks (more gold, police car, ...) or where nobody may win
+        (Clue, when every accuser was wrong) override this."""
         returns = self.returns()
         best = max(returns)
-        return tuple(i for i, r in enumerate(returns) if r == best and best > 0)
+        return tuple(i for i, r in enumerate(returns) if r == best)
 
     @abc.abstractmethod
     def observation(self, player: int | None) -> Observation:

@@ -584,6 +584,11 @@ class ClueState(State):
     def returns(self) -> list[float]:
         return [1.0 if p == self.winner else 0.0 for p in range(self.game.num_players)]
 
+    def winners(self) -> tuple[int, ...]:
+        """The one seat that solved the case (or is left standing), or nobody: every accuser
+        wrong, or the turn cap reached (returns all 0 then, which is no shared win)."""
+        return () if self.winner is None else (self.winner,)
+
     def legal_actions(self, player: int | None = None) -> list[Action]:
         if self.finished or (player is not None and player != self.current_player):
             return []

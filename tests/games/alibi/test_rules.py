@@ -202,3 +202,19 @@ def test_sampler_marginals_close_to_exact_on_a_tiny_deck():
     exact = solvers.get("cpsat").marginals(kb)
     approx = EpochSampler(chains=4, burn_in=500, thin=10, samples=400).marginals(kb)
     assert np.abs(exact[:, g.box_loc] - approx[:, g.box_loc]).max() < 0.2
+
+
+def test_highest_score_wins_even_when_not_positive():
+    """Issue 20 B1: 3 players, the first accuser fills four wrong blanks at once: scores go
+    negative for it and stay 0 for the others; the highest total wins (ties share)."""
+    g, st = _small_state()
+    _skip_melds(st)
+    st.apply(Accuse())
+    # suspect B and its time (wrong), place P (right: the only set), location p2 (wrong)
+    for blank, value in ((0, 1), (1, 0), (2, 0), (3, 1)):
+        st.apply(Fill(blank, value))
+    while not st.is_terminal():
+        st.apply(Done())
+    scores = st.scores
+    assert scores == [0, 0, -2 * 5 - 2 * 3 + 5 - 2 * 3 + 7]
+    assert st.winners() == tuple(p for p in range(3) if scores[p] == 0) and len(st.winners()) == 2

@@ -141,13 +141,14 @@ def test_game_ends_when_everyone_is_eliminated():
     for _ in range(3):
         s.apply(Accuse(tuple(ids("Mr. Green", "Rope", "Hall"))))
     assert s.is_terminal() and s.returns() == [0.0, 0.0, 0.0]
+    assert s.winners() == ()  # nobody wins: all 0 is no shared win (issue 20 B1)
 
 
 def test_last_player_wins_variant():
     g, s, ids = fixed_game(last_player_wins=True)
     s.apply(Accuse(tuple(ids("Mr. Green", "Rope", "Hall"))))
     s.apply(Accuse(tuple(ids("Mr. Green", "Rope", "Hall"))))
-    assert s.is_terminal() and s.returns() == [0.0, 0.0, 1.0]
+    assert s.is_terminal() and s.returns() == [0.0, 0.0, 1.0] and s.winners() == (2,)
 
 
 def test_no_suggestion_twice_or_from_the_same_room_next_turn():
@@ -199,4 +200,4 @@ def test_turn_limit_ends_the_game_without_a_winner():
         while s.current_player != s.turn_player:
             s.apply(s.legal_actions()[0])
         s.apply(EndTurn())
-    assert s.is_terminal() and s.returns() == [0.0, 0.0, 0.0]
+    assert s.is_terminal() and s.returns() == [0.0, 0.0, 0.0] and s.winners() == ()
