@@ -13,7 +13,7 @@ from deduce.errors import DeduceError
 __all__ = ["main", "build_parser"]
 
 #: the subcommand modules, in the order ``deduce --help`` lists them
-_SUBCOMMANDS = ("solve", "tournament", "report", "games", "play", "assist", "audit", "speedclue", "serve")
+_SUBCOMMANDS = ("solve", "tournament", "report", "games", "play", "assist", "audit", "speedclue", "serve", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:
