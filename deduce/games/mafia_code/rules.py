@@ -70,7 +70,8 @@ class MafiaCodeConfig:
     initial_rolls: int | None = None
     #: a code already on the roller's sheet is rerolled in the opening round too (§2C DEFAULT).
     reroll_duplicate_initial: bool = True
-    #: the first guess of a turn is mandatory (§2D DEFAULT: roll, then deduce).
+    #: DEFAULT: True, the first guess of a turn is mandatory (§2D: the turn is roll, then
+    #: deduce); False lets the roller end its turn without guessing (``Stop``).
     guess_mandatory: bool = True
     #: after a hit the next guess may target the same player again (§2D DEFAULT).
     same_target_allowed: bool = True
@@ -181,7 +182,8 @@ class Guess(Action):
 
 @dataclass(frozen=True)
 class Stop(Action):
-    """End one's turn after a hit (only where ``config.stop_allowed``)."""
+    """End one's turn: after a hit where ``config.stop_allowed``, before the first guess only
+    where the guess is not mandatory (``config.guess_mandatory`` False)."""
 
 
 # -- events -----------------------------------------------------------------------------------
@@ -445,16 +447,23 @@ class MafiaCodeState(State):
         revealed = {c for r in self.revealed for c in r}
         cards = [c for c in range(self.game.config.num_cards) if c not in revealed]
         out: list[Action] = [Guess(q, c) for q in self._targets() for c in cards]
-        if self.turn_hits > 0 and self.game.config.stop_allowed:
+        if self._may_stop():
             out.append(Stop())
         return out
+
+    def _may_stop(self) -> bool:
+        """Whether the turn player may end its turn now: before the first guess only when the
+        guess is not mandatory (the seed's turn is roll, then deduce), after a hit only where
+        stopping is allowed (the seed says "guess once more"; the expert rule lets one stop)."""
+        cfg = self.game.config
+        return cfg.stop_allowed if self.turn_hits > 0 else not cfg.guess_mandatory
 
     def explain_illegal(self, action: Action) -> str:
         cfg = self.game.config
         who = self.turn_player
         if isinstance(action, Stop):
-            if self.turn_hits == 0 and cfg.guess_mandatory:
-                return f"player {who} must make the turn's first guess before stopping"
+            if self.turn_hits == 0:
+                return f"player {who} must make the turn's first guess before stopping (guess_mandatory)"
             return f"player {who} may not stop guessing after a hit (stop_allowed is False in this configuration)"
         if isinstance(action, Guess):
             q, c = action.target, action.card

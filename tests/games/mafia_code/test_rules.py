@@ -515,3 +515,23 @@ def test_auto_sends_knowledge_too_wide_for_the_class_dp_to_split_first():
     for kb in (narrow.game.knowledge(narrow.observation(0)), clue.knowledge(clue.new_initial_state(1).observation(0))):
         order = [b.name for b in auto._pick(kb)]
         assert order.index("exact") < order.index("split")
+
+
+def test_guess_mandatory_decides_whether_a_turn_may_end_before_its_first_guess():
+    """Issue 20 B5: ``guess_mandatory`` is read by legal_actions and apply, not only by the
+    error message; the message about stopping after a hit is given only after a hit."""
+    s = MafiaCodeState.from_deal(small(), [(0, 1, 2), (3, 4, 5)], seed=1)
+    assert Stop() not in s.legal_actions()
+    with pytest.raises(IllegalAction, match="first guess"):
+        s.apply(Stop())
+    s.apply(Guess(1, 3))  # a hit; stopping is still not allowed by default (no expert rule)
+    with pytest.raises(IllegalAction, match="after a hit"):
+        s.apply(Stop())
+    free = MafiaCodeState.from_deal(small(guess_mandatory=False), [(0, 1, 2), (3, 4, 5)], seed=1)
+    assert Stop() in free.legal_actions()
+    events = free.apply(Stop())
+    assert TurnEnded(0, "stop", 0, 0) in events and free.current_player == 1 and free.scores == [0, 0]
+    free.apply(Guess(0, 0))  # a hit, and stopping after a hit is not allowed here
+    assert Stop() not in free.legal_actions()
+    with pytest.raises(IllegalAction, match="may not stop guessing after a hit"):
+        free.apply(Stop())
