@@ -39,6 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hand-sizes", help="Clue's hand sizes in seat order, comma-separated (with --players, default: the even deal)")
     p.add_argument("--solver", default="auto", help="solver backend (default auto)")
     p.add_argument("--top", type=int, default=5, help="envelope candidates to list (default 5)")
+    p.add_argument("--web", action="store_true", help="the notebook in a browser instead of the terminal (needs the 'web' extra)")
+    from deduce.cli.serve import add_server_options
+
+    add_server_options(p)
     p.set_defaults(func=run)
 
 
@@ -164,6 +168,10 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     else:
         assistant = GameAssistant(adapter, solver, save=save, setup=_setup_answers(args, adapter))
         print(f"saving the game to {path}", file=out)
+    if getattr(args, "web", False):
+        from deduce.apps.web.server import serve_table  # lazy: the 'web' extra is optional
+
+        return serve_table(assistant, path, host=args.host, port=args.port, browser=not args.no_browser, out=out)
     return interact(assistant, source, out)
 
 
