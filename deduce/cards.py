@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -11,6 +12,7 @@ from deduce.errors import InvalidConfig, UnknownName
 __all__ = ["Card", "Deck", "normalise_name"]
 
 
+@lru_cache(maxsize=8192)
 def normalise_name(name: str) -> str:
     """Fold a name for lookups: case, spaces, punctuation and accents do not matter
     ("Mr. Green" = "mrgreen", "Émile" = "emile"), in any script ("김민수" keeps its letters).

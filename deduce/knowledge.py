@@ -72,6 +72,7 @@ class KnowledgeBase:
         self.checker = checker
         self._loc_by_key = {k: i for i, k in enumerate(keys)}
         self._constraints: list[Constraint] = []
+        self._known: set[Constraint] = set()  # what _constraints holds: a repeated fact costs nothing
         self._sources: list[str | None] = []
 
     # -- names ------------------------------------------------------------------------------
@@ -115,6 +116,7 @@ class KnowledgeBase:
         kb = KnowledgeBase(self.deck, self.locations, self.epochs, self.checker)
         kb._constraints = list(self._constraints)
         kb._sources = list(self._sources)
+        kb._known = set(self._known)
         return kb
 
     def add(
@@ -141,9 +143,15 @@ class KnowledgeBase:
         new = list(constraints)
         for c in new:
             self.validate(c)
+        # A fact already known (a repeated event, a duplicated log line) adds nothing and
+        # needs no check: the first source of it stays the one explanations cite.
+        new = [c for c in dict.fromkeys(new) if c not in self._known]
+        if not new:
+            return
         if check is False:
             self._constraints.extend(new)
             self._sources.extend([source] * len(new))
+            self._known.update(new)
             return
         trial = self.copy()
         trial._constraints.extend(new)
@@ -171,6 +179,7 @@ class KnowledgeBase:
             )
         self._constraints = trial._constraints
         self._sources = trial._sources
+        self._known.update(new)
 
     def _conflicts(
         self, trial: KnowledgeBase, added: int, check: Checker | bool | None
@@ -310,6 +319,7 @@ class KnowledgeBase:
             kb.validate(c)
             kb._constraints.append(c)
             kb._sources.append(source)
+            kb._known.add(c)
         return kb
 
     def __eq__(self, other: object) -> bool:

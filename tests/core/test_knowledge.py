@@ -145,3 +145,35 @@ def test_consistent_with_checks_the_world():
     assert not kb.consistent_with([1, 2, 0, 2, 0, 1, 2])
     with pytest.raises(ValueError):
         kb.consistent_with([0, 1])
+
+
+class CountingChecker:
+    """A checker that says yes and counts how often it was asked."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def consistent(self, kb: KnowledgeBase) -> bool:
+        self.calls += 1
+        return True
+
+
+def test_a_repeated_fact_costs_nothing():
+    """Issue 22: 10,000 repeated ``card_at`` lines took 553 s, each re-checking the whole base."""
+    kb = small_kb()
+    checker = CountingChecker()
+    kb.checker = checker
+    fact = At(kb.card("a"), kb.loc("ann"))
+    kb.add(fact, source="event 1")
+    before = len(kb)
+    for i in range(50):
+        kb.add(At(kb.card("a"), kb.loc("ann")), source=f"event {i + 2}")
+        kb.extend([fact, fact], source="again")
+    assert checker.calls == 1
+    assert len(kb) == before
+    assert kb.sources[kb.constraints.index(fact)] == "event 1"  # the first source is the one cited
+    copy = kb.copy()
+    copy.add(fact)
+    assert checker.calls == 1 and len(copy) == before
+    kb.add(NotAt(kb.card("b"), kb.loc("ann")))  # a new fact is still checked
+    assert checker.calls == 2 and len(kb) == before + 1
