@@ -70,6 +70,8 @@ class _Reader(LogReader):
         self.trick: list[tuple[int, int]] = []
         self.played: dict[int, int] = {}  # card -> event index, this game
         self.tricks = 0
+        #: who leads the open trick, and why (the game's leader, or the last trick's taker)
+        self.leader: tuple[int, str] = (0, "the game's leader")
         self.board: list[tuple[Space, int]] = []
         self.hands: dict[int, set[int]] = {}
 
@@ -153,6 +155,7 @@ class _Reader(LogReader):
                 raise self.fail("the last trick was not closed with a 'trick' event")
             self.game_no += 1
             self.played, self.tricks, self.board, self.hands = {}, 0, [], {}
+            self.leader = (leader, "the game's leader")
             return GameStarted(self.game_no, leader, revealed)
         if kind == "hand":
             self.keys(raw, {"player", "cards"})
@@ -170,6 +173,7 @@ class _Reader(LogReader):
                 raise self.fail(f"{names[player]} already played to this trick")
             if self.tricks >= cfg.rounds:
                 raise self.fail(f"a game has {cfg.rounds} tricks; start the next with a 'game' event")
+            self.check_turn(player)
             led = self.game.floor_of[self.trick[0][1]] if self.trick else None
             self.trick.append((player, card))
             self.played[card] = self.index  # type: ignore[assignment]
@@ -182,6 +186,7 @@ class _Reader(LogReader):
             ranked = sorted(self.trick, key=lambda pc: -self.game.rank_of[pc[1]])
             self.trick = []
             self.tricks += 1
+            self.leader = (ranked[0][0], f"{names[ranked[0][0]]} took the last trick")
             return TrickDone(tuple(p for p, _ in ranked), tuple(c for _, c in ranked))
         if kind == "deduce":
             self.keys(raw, {"player", "space"})
@@ -209,6 +214,18 @@ class _Reader(LogReader):
             self.keys(raw, {"card"})
             return HiddenRevealed(self.card(raw["card"], "card"))
         raise self.fail(f"unknown event type {kind!r}; expected {_EVENT_TYPES}")
+
+    def check_turn(self, player: int) -> None:
+        """Refuse a play out of turn: the police-car holder (the game's leader, then whoever
+        played the highest card of the last trick) leads, the others follow clockwise (seed)."""
+        names, n = self.game.config.names, self.game.num_players
+        leader, why = self.leader
+        due = (leader + len(self.trick)) % n
+        if player == due:
+            return
+        if not self.trick:
+            raise self.fail(f"{names[player]} cannot lead this trick: {names[leader]} leads it ({why})")
+        raise self.fail(f"{names[player]} cannot play now: {names[due]} plays next (clockwise from {names[leader]})")
 
     def look(self, raw: Mapping[str, Any], kind: str) -> Event:
         """An exchange or a check: the cards are known only to the two players involved."""

@@ -31,6 +31,7 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
         "play bob 108",
         "play cy 201",
         "play dee 102",                          # the trick closes by itself
+        "play me 101",                           # refused: cy took the trick and leads the next
         "deduce bob d5",
         "exchange cy me gave 301 took 203",
         "check bob me 101",
@@ -46,6 +47,7 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     assert code == 0 and "Traceback" not in out
     assert "who leads the first game [ann]?" in out and "the 2 leftover cards lit on the board:" in out
     assert "event 5: dee played 102\nevent 6: trick: parking cy, bob, ann, dee" in out
+    assert "ann cannot lead this trick: cy leads it (cy took the last trick)" in out
     assert "event 7: bob put a meeple on digit 5" in out
     assert "event 8: cy exchanged 1 card(s) with ann: gave 301, took 203" in out
     assert "event 9: bob checked 1 of ann's cards: 101" in out
@@ -63,7 +65,8 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     assert code == 0 and "Resumed a game with 11 events." in out2
     assert status_of(out2[: out2.index("> move")]) == before
     assert "event 11: bob moved a meeple from digit 5 to room 305" in out2
-    assert "cannot undo event 4: event 6 (trick: parking cy, bob, ann, dee) depends on it" in out2
+    # without bob's play, dee's would be out of turn (issue 20 B7: plays go clockwise)
+    assert "cannot undo event 4: event 5 (dee played 102) depends on it (dee cannot play now" in out2
     assert len(saved(path)["events"]) == 12
 
 
@@ -74,6 +77,7 @@ def test_bad_input_never_changes_the_log(tmp_path):
         "play bob": "usage: play WHO CARD",
         "play bob 999": "unknown card '999'",
         "play me 101": "ann already played to this trick",
+        "play cy 201": "cy cannot play now: bob plays next",  # issue 20 B7: clockwise from the leader
         "deduce bob x9": "unknown space 'x9'",
         "move bob d5 f1": "bob has no meeple on digit 5",
         "exchange cy dee gave 303 took 304": "only cy and dee see those cards",

@@ -93,9 +93,9 @@ def test_bad_events_name_the_event(event, message):
 
 
 def test_one_card_per_player_per_trick_and_games_start_clean():
-    with pytest.raises(LogError, match="event 12 .*ann already played to this trick"):
-        read_log(with_events({"type": "play", "player": "ann", "card": "101"},
-                             {"type": "play", "player": "ann", "card": "206"}))
+    with pytest.raises(LogError, match="event 12 .*cy already played to this trick"):
+        read_log(with_events({"type": "play", "player": "cy", "card": "303"},
+                             {"type": "play", "player": "cy", "card": "304"}))
     with pytest.raises(LogError, match="event 0 .*must start with a 'game' event"):
         read_log({**LOG, "events": LOG["events"][1:]})
     with pytest.raises(LogError, match="'revealed' must list 2 card"):
@@ -110,3 +110,19 @@ def test_a_contradiction_names_the_earlier_event():
     with pytest.raises(LogError, match=r"event 11 .* contradicts event 0"):
         load_log(bad, check=solvers.get("cpsat"))
     load_log(LOG, check=solvers.get("cpsat"))
+
+
+def test_a_trick_is_led_by_whoever_took_the_last_one_and_played_clockwise():
+    """Issue 20 B7 (seed: the police-car holder, i.e. the last trick's highest card, leads the
+    next round; the others follow clockwise): cy took trick 1 with 201, so ann may not lead."""
+    with pytest.raises(LogError, match=r"event 11 \(.*\): ann cannot lead this trick: cy leads it \(cy took the last trick\)"):
+        read_log(with_events({"type": "play", "player": "ann", "card": "101"}))
+    with pytest.raises(LogError, match=r"event 12 .*bob cannot play now: dee plays next"):
+        read_log(with_events({"type": "play", "player": "cy", "card": "303"},
+                             {"type": "play", "player": "bob", "card": "304"}))
+    first = {**LOG, "events": LOG["events"][:2] + [{"type": "play", "player": "bob", "card": "108"}]}
+    with pytest.raises(LogError, match=r"event 2 .*bob cannot lead this trick: ann leads it \(the game's leader\)"):
+        read_log(first)
+    _, obs = read_log(with_events({"type": "play", "player": "cy", "card": "303"},
+                                  {"type": "play", "player": "dee", "card": "304"}))
+    assert [p for p, _ in obs.trick] == [2, 3]
