@@ -1,5 +1,6 @@
 """``deduce report DIR``: the full report of a (possibly still running or interrupted)
-tournament: leaderboard, head-to-head results, seat effect and forfeits; ``--plots`` writes PNGs."""
+tournament: leaderboard, head-to-head results, per-deal paired differences, seat effect and
+forfeits; ``--json`` prints every one of those figures as JSON; ``--plots`` writes PNGs."""
 
 from __future__ import annotations
 
@@ -13,21 +14,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="print the leaderboard and statistics of a results directory",
                        description=__doc__)
     p.add_argument("dir", help="a results directory written by `deduce tournament`")
-    p.add_argument("--plots", action="store_true", help="write ratings, head-to-head and seat PNGs into DIR")
-    p.add_argument("--json", action="store_true", help="print only the win rates as JSON")
+    p.add_argument("--plots", action="store_true",
+                   help="write win-rate, score, head-to-head, seat and rating PNGs into DIR")
+    p.add_argument("--json", action="store_true", help="print every figure of the report as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from deduce.apps.tournament import TournamentResults
-    from deduce.apps.tournament.report import full_report
+    from deduce.apps.tournament.report import render
 
     results = TournamentResults.load(args.dir)
     results.played = results.num_games
+    data = results.report()
     if args.json:
-        print(json.dumps({"agents": results.win_rates()}))
+        print(json.dumps(data, allow_nan=False))
         return 0
-    print(full_report(results))
+    print(render(data))
     if args.plots:
         from deduce.apps.tournament.plots import write_plots
 

@@ -1,21 +1,27 @@
-"""``deduce tournament GAME --agents A B C``: play a tournament, save it, print the leaderboard.
+"""``deduce tournament [GAME] --agents A B C``: play a tournament, save it, print the leaderboard.
 
-Without ``--out``, results go to ``results/<game>-seed<S>-<hash>`` (the hash covers every
-setting that changes which games are played), so rerunning the same command resumes an
+Agents are ``[LABEL=]NAME[:KEY=VALUE,...]`` (``infogain:gamble=false``, ``fast=deductive:solver=csp``),
+game settings ``--config KEY=VALUE``, both typed by what they configure (see
+:mod:`deduce.cli.options`). With no arguments: Clue, ``deductive notebook random``, 60 games.
+Without ``--out``, results go to ``results/<game>-seed<S>-<run id>`` (the run id is a hash of
+every setting that changes which games are played), so rerunning the same command resumes an
 interrupted run, or just prints the leaderboard of a finished one.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
+import shlex
 import sys
-from typing import Any
+from pathlib import Path
 
 from deduce.errors import DeduceError
 
-__all__ = ["register", "parse_config", "parse_agent_params"]
+__all__ = ["register", "parse_agent_params", "DEFAULT_AGENTS", "resume_command"]
+
+#: the agents of ``deduce tournament GAME`` without ``--agents`` (other games: every agent of the game)
+DEFAULT_AGENTS: dict[str, tuple[str, ...]] = {"clue": ("deductive", "notebook", "random")}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,9 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("game", help="a registered game (see `deduce games`)")
-    p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help="agent names (see `deduce agents GAME`); LABEL=NAME to enter one agent twice")
+    p.add_argument("game", nargs="?", default="clue", help="a registered game (see `deduce games`; default clue)")
+    p.add_argument("--agents", nargs="+", metavar="AGENT",
+                   help="[LABEL=]NAME[:KEY=VALUE,...] (see `deduce games`); LABEL=NAME enters one agent twice "
+                        "(default for clue: deductive notebook random; other games: all of the game's agents)")
     p.add_argument("--games", type=int, default=60, help="number of games (default 60)")
     p.add_argument("--seed", type=int, default=0, help="root seed every game's seed derives from (default 0)")
     p.add_argument("--players", type=int, help="seats per game (default: number of agents, within the game's range)")
@@ -39,65 +46,70 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--move-time-limit", type=float, metavar="SECONDS",
                    help="a slower move forfeits the game")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
-                   help="game configuration field (repeatable); lists as a,b,c")
-    p.add_argument("--agent-param", action="append", default=[], metavar="AGENT:KEY=VALUE",
-                   help="parameter for one agent, by label (repeatable), e.g. deductive:solver=csp")
+                   help="game configuration field, typed by the field (repeatable); lists as a,b,c")
+    p.add_argument("--agent-param", action="append", default=[], metavar="LABEL:KEY=VALUE",
+                   help="parameter for one agent, by label (repeatable; the same as --agents LABEL:KEY=VALUE)")
+    p.add_argument("--format", dest="fmt", choices=["parquet", "csv"],
+                   help="results file format (default parquet, csv without pyarrow)")
     p.add_argument("--schedule", default="rotate", choices=["rotate", "permutations"],
                    help="seat orders per round: cyclic rotation or every permutation (default rotate)")
     p.add_argument("--no-duplicate", action="store_true",
                    help="a fresh deal for every game (default: each round replays one deal in every seating)")
-    p.add_argument("--json", action="store_true", help="print only the win rates as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print every figure of the report as JSON (scores with intervals, ratings, forfeits, "
+                        "pairwise results, seat effects, run config and versions)")
     p.add_argument("--plots", action="store_true", help="also write PNG plots into the results directory")
     p.set_defaults(func=run)
 
 
-def parse_config(game: str, items: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` strings as config fields, typed by the game's config class."""
-    from deduce.apps.tournament.schedule import parse_value
-    from deduce.games import game_class
-
-    fields = {f.name: f for f in dataclasses.fields(game_class(game).config_class)}
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise DeduceError(f"--config {item!r}: expected KEY=VALUE")
-        if key not in fields:
-            raise DeduceError(f"--config {key}: {game} has no such field; known: {', '.join(sorted(fields))}")
-        default = fields[key].default
-        if isinstance(default, tuple):
-            out[key] = tuple(v.strip() for v in text.split(",") if v.strip())
-        else:
-            out[key] = parse_value(text)
-    return out
-
-
-def parse_agent_params(items: list[str], labels: list[str]) -> dict[str, dict[str, Any]]:
-    """``LABEL:KEY=VALUE`` strings grouped by agent label."""
-    from deduce.apps.tournament.schedule import parse_value
-
-    out: dict[str, dict[str, Any]] = {}
+def parse_agent_params(items: list[str], labels: list[str]) -> dict[str, dict[str, str]]:
+    """``--agent-param LABEL:KEY=VALUE`` strings grouped by agent label (values still text)."""
+    out: dict[str, dict[str, str]] = {}
     for item in items:
         label, sep, rest = item.partition(":")
         key, eq, text = rest.partition("=")
-        if not sep or not eq or not key:
-            raise DeduceError(f"--agent-param {item!r}: expected AGENT:KEY=VALUE")
+        if not sep or not eq or not key.strip():
+            raise DeduceError(f"--agent-param {item!r}: expected LABEL:KEY=VALUE")
         if label not in labels:
             raise DeduceError(f"--agent-param {item!r}: no agent labelled {label!r}; agents: {', '.join(labels)}")
-        out.setdefault(label, {})[key.strip()] = parse_value(text)
+        out.setdefault(label, {})[key.strip()] = text.strip()
     return out
+
+
+def resume_command(args: argparse.Namespace, out: Path) -> str:
+    """The command that carries on this run where it stopped (the same settings, its directory)."""
+    words = ["deduce", "tournament", args.game, "--agents", *(args.agents or ()), "--games", str(args.games),
+             "--seed", str(args.seed)]
+    for flag, value in (("--players", args.players), ("--move-time-limit", args.move_time_limit),
+                        ("--schedule", None if args.schedule == "rotate" else args.schedule),
+                        ("--format", args.fmt)):
+        if value is not None:
+            words += [flag, str(value)]
+    for item in args.config:
+        words += ["--config", item]
+    for item in args.agent_param:
+        words += ["--agent-param", item]
+    if args.no_duplicate:
+        words.append("--no-duplicate")
+    words += ["--out", str(out)]
+    return shlex.join(words)
 
 
 def run(args: argparse.Namespace) -> int:
     from deduce.apps.tournament import Tournament
+    from deduce.apps.tournament.runner import Interrupted
     from deduce.apps.tournament.schedule import labelled, parse_agent
+    from deduce.cli.options import parse_config
 
     if args.games < 1:
         raise DeduceError(f"--games must be at least 1, not {args.games}")
     if args.workers is not None and args.workers < 1:
         raise DeduceError(f"--workers must be at least 1, not {args.workers}")
-    specs = labelled([parse_agent(a) for a in args.agents])
+    if not args.agents:
+        import agents
+
+        args.agents = list(DEFAULT_AGENTS.get(args.game) or agents.available(args.game))
+    specs = labelled([parse_agent(t) for token in args.agents for t in token.split()])
     params = parse_agent_params(args.agent_param, [s.label for s in specs])
     specs = [s.with_params(**params.get(s.label, {})) for s in specs]
     tournament = Tournament(
@@ -114,21 +126,29 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         address=args.address,
         out=None,
+        fmt=args.fmt,
     )
-    tournament.out = tournament.default_out() if args.out is None else _path(args.out)
+    tournament.out = tournament.default_out() if args.out is None else Path(args.out)
     size = tournament.schedule.round_size
     if args.games % size:
         print(f"deduce tournament: note: {args.games} games is not a multiple of the round size {size}, "
               "so seats are not perfectly balanced", file=sys.stderr)
-    results = tournament.run()
+    several = {a: n for a, n in tournament.seating()["seats_per_game"].items() if n > 1}
+    if several:
+        held = ", ".join(f"{a} holds {n} seats" for a, n in several.items())
+        print(f"deduce tournament: note: {tournament.players} seats, {len(specs)} agents: {held} of every game",
+              file=sys.stderr)
+    try:
+        results = tournament.run()
+    except Interrupted as exc:
+        print(f"deduce tournament: {exc}; resume with:\n  {resume_command(args, tournament.out)}", file=sys.stderr)
+        return 130
     if args.json:
-        print(json.dumps({"agents": results.win_rates()}))
+        print(json.dumps(results.report(), allow_nan=False))
         return 0
-    from deduce.apps.tournament.report import header, leaderboard
+    from deduce.apps.tournament.report import render
 
-    print(header(results))
-    print()
-    print(leaderboard(results))
+    print(render(results.report(), sections=("leaderboard",)))
     if args.plots:
         from deduce.apps.tournament.plots import write_plots
 
@@ -136,9 +156,3 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {path}")
     print(f"\nmore: deduce report {tournament.out}")
     return 0
-
-
-def _path(text: str) -> Any:
-    from pathlib import Path
-
-    return Path(text)

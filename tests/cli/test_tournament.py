@@ -1,7 +1,9 @@
-"""``deduce tournament`` and ``deduce report`` end to end, and resuming after ``kill -9``."""
+"""``deduce tournament`` and ``deduce report`` end to end: fail-fast input, seats in the
+header, the JSON that holds every figure of the text, resuming after ``kill -9`` and Ctrl-C."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,30 +14,72 @@ import pandas as pd
 import pytest
 
 from deduce.apps.tournament import TIMING_COLUMNS, TournamentResults
+from deduce.apps.tournament.report import render
 from deduce.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
+PLOTS = ("win_rate.png", "scores.png", "pairwise.png", "seat_winrate.png", "rating_history.png")
 
 
-def test_json_output_is_exactly_the_win_rates(tmp_path, monkeypatch, capsys):
+def test_json_output_holds_every_figure_and_the_rerun_plays_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code = main(["tournament", "clue", "--agents", "deductive", "notebook", "random", "--games", "6",
                  "--seed", "1", "--json", "--backend", "serial"])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    assert list(out) == ["agents"] and set(out["agents"]) == {"deductive", "notebook", "random"}
-    for entry in out["agents"].values():
-        assert set(entry) == {"games", "wins", "win_rate", "ci95"}
-        assert entry["games"] == 6 and entry["win_rate"] == entry["wins"] / 6
-        lo, hi = entry["ci95"]
+    assert {"run", "intervals", "seating", "agents", "ratings", "head_to_head", "paired", "seats", "forfeits"} <= set(out)
+    assert {a["agent"] for a in out["agents"]} == {"deductive", "notebook", "random"}
+    for entry in out["agents"]:
+        assert entry["games"] == 6 and entry["seats"] == 6 and entry["win_rate"] == entry["wins"] / 6
+        lo, hi = entry["win_ci"]
         assert 0 <= lo <= entry["win_rate"] <= hi <= 1
-    assert sum(e["wins"] for e in out["agents"].values()) <= 6
+        s_lo, s_hi = entry["score_ci"]
+        assert -1 <= s_lo <= entry["score"] <= s_hi <= 1 and entry["deals"] == 2
+        assert {"mu", "sigma", "ordinal"} == set(entry["rating"])
+    assert sum(e["wins"] for e in out["agents"]) <= 6
+    assert out["intervals"]["unit"] == "deals" and len(out["paired"]) == 3
+    assert out["run"]["versions"]["scipy"] and out["run"]["seed"] == 1 and out["forfeits"]["total"] == 0
     (results_dir,) = (tmp_path / "results").iterdir()  # the documented default location
-    assert results_dir.name.startswith("clue-seed1-") and (results_dir / "tournament.json").exists()
+    assert results_dir.name == f"clue-seed1-{out['run']['run_id']}" and (results_dir / "tournament.json").exists()
+    assert (results_dir / "summary.csv").exists() and (results_dir / "summary.json").exists()
     # the same command again plays nothing and prints the same numbers
     assert main(["tournament", "clue", "--agents", "deductive", "notebook", "random", "--games", "6",
                  "--seed", "1", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == out
+    again = json.loads(capsys.readouterr().out)
+    assert again["agents"] == out["agents"] and again["paired"] == out["paired"]
+
+
+def test_report_json_round_trips_every_figure_of_the_text(tmp_path, capsys):
+    out_dir = tmp_path / "run"
+    assert main(["tournament", "clue", "--agents", "notebook", "random", "r2=random", "--games", "6",
+                 "--seed", "2", "--out", str(out_dir), "--backend", "serial"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out_dir)]) == 0
+    text = capsys.readouterr().out.rstrip("\n")
+    assert main(["report", str(out_dir), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert render(data) == text  # the text is drawn from the JSON alone
+    for title in ("Head to head", "Per deal", "Win rate by seat", "Forfeits", "over deals", "seats:"):
+        assert title in text
+    numbers = set(re.findall(r"-?\d+\.\d+", text))
+    printed = json.dumps(data)
+    for token in numbers:  # spot check: each printed figure comes from a JSON value
+        value = abs(float(token.rstrip("%")))
+        assert any(abs(value - abs(float(v))) < 0.051 or abs(value - 100 * abs(float(v))) < 0.051
+                   for v in re.findall(r"-?\d+\.?\d*(?:e-?\d+)?", printed)), token
+
+
+def test_fewer_agents_than_seats_is_said_in_the_header(tmp_path, capsys):
+    out_dir = tmp_path / "run"
+    assert main(["tournament", "clue", "--agents", "notebook", "random", "--games", "3", "--out", str(out_dir),
+                 "--backend", "serial"]) == 0
+    captured = capsys.readouterr()
+    assert "notebook holds 2 seats" in captured.err
+    assert "seats: 3 per game, notebook holds 2 seats, random holds 1 seat of each game" in captured.out
+    header = captured.out.splitlines()[3]
+    assert header.split()[:5] == ["agent", "games", "seats", "wins", "win"]
+    rows = {line.split()[0]: line.split() for line in captured.out.splitlines()[5:7]}
+    assert rows["notebook"][1:3] == ["3", "6"] and rows["random"][1:3] == ["3", "3"]
 
 
 @pytest.mark.slow
@@ -54,19 +98,41 @@ def test_leaderboard_params_config_and_report(tmp_path, capsys):
     assert main(["report", str(out_dir), "--plots"]) == 0
     report = capsys.readouterr().out
     assert "Head to head" in report and "Win rate by seat" in report and "Forfeits" in report
-    for name in ("ratings.png", "pairwise.png", "seat_winrate.png"):
+    for name in PLOTS:
         assert (out_dir / name).stat().st_size > 1000
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+def test_bad_input_is_one_line_and_exit_2_before_any_game(tmp_path, capsys):
     base = ["tournament", "clue", "--games", "3", "--out", str(tmp_path / "x")]
-    assert main([*base, "--agents", "nosuchagent"]) == 2
-    assert main([*base, "--agents", "random", "--config", "nosuchfield=1"]) == 2
-    assert main([*base, "--agents", "random", "--agent-param", "other:k=1"]) == 2
-    assert main([*base, "--agents", "random", "--players", "9"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("error:") == 4 and "Traceback" not in err
+    cases = [
+        (["--agents", "nosuchagent"], "unknown agent 'nosuchagent'"),
+        (["--agents", "random", "--config", "nosuchfield=1"], "nosuchfield"),
+        (["--agents", "random", "--config", "dice=two"], "--config dice='two': expected a whole number"),
+        (["--agents", "random", "--agent-param", "other:k=1"], "no agent labelled 'other'"),
+        (["--agents", "random", "--players", "9"], "3 to 6 players"),
+        (["--agents", "deductive", "notebook", "--agent-param", "deductive:solver=foo"], "unknown solver 'foo'"),
+        (["--agents", "deductive:solver=foo", "notebook"], "agent 'deductive': unknown solver 'foo'"),
+        (["--agents", "deductive:nosuch=1", "notebook"], "parameter nosuch='1': no such parameter"),
+        (["--agents", "infogain:gamble=perhaps", "notebook"], "agent 'infogain': parameter gamble='perhaps'"),
+    ]
+    for flags, message in cases:
+        assert main([*base, *flags]) == 2, flags
+        err = capsys.readouterr().err
+        lines = [line for line in err.splitlines() if "error:" in line]
+        assert len(lines) == 1 and message in lines[0] and "Traceback" not in err, (flags, err)
+    assert not (tmp_path / "x").exists()  # no game was played, nothing was written
     assert main(["report", str(tmp_path / "nothing")]) == 2
+
+
+def test_agent_grammar_types_values_and_the_old_flag_still_works(tmp_path, capsys):
+    out_dir = tmp_path / "run"
+    assert main(["tournament", "clue", "--agents", "infogain:gamble=False,min_gamble=0.3", "notebook", "random",
+                 "--games", "3", "--out", str(out_dir), "--backend", "serial", "--agent-param", "notebook:x=1"]) == 2
+    assert "agent 'notebook': parameter x='1'" in capsys.readouterr().err
+    assert main(["tournament", "clue", "--agents", "infogain:gamble=False,min_gamble=0.3", "notebook", "random",
+                 "--games", "3", "--out", str(out_dir), "--backend", "serial"]) == 0
+    config = json.loads((out_dir / "tournament.json").read_text())
+    assert {"label": "infogain", "name": "infogain", "params": {"gamble": False, "min_gamble": 0.3}} in config["agents"]
 
 
 def _command(out: Path, games: int) -> list[str]:
@@ -95,8 +161,41 @@ def test_killed_run_resumes_to_the_same_table(tmp_path):
     assert 0 < partial < games  # killed mid-way, with some games on disk
 
     rerun = subprocess.run(_command(broken, games), check=True, capture_output=True, cwd=ROOT, text=True)
-    assert json.loads(rerun.stdout)["agents"]["random"]["games"] == games
+    assert {a["agent"]: a["seats"] for a in json.loads(rerun.stdout)["agents"]}["random"] == games
     whole, resumed = TournamentResults.load(reference).games, TournamentResults.load(broken).games
     drop = list(TIMING_COLUMNS)
     pd.testing.assert_frame_equal(whole.drop(columns=drop), resumed.drop(columns=drop))
     assert len(resumed) == 3 * games
+
+
+def test_ctrl_c_marks_the_run_interrupted_and_prints_the_resume_command(tmp_path, monkeypatch, capsys):
+    import shlex
+
+    from deduce.apps.tournament import runner
+
+    real = runner.run_games
+
+    def interrupt(*args, **kwargs):
+        for k, rows in enumerate(real(*args, **kwargs)):
+            if k == 1:
+                raise KeyboardInterrupt
+            yield rows
+
+    monkeypatch.setattr(runner, "run_games", interrupt)
+    monkeypatch.chdir(tmp_path)
+    argv = ["tournament", "clue", "--agents", "notebook", "random", "r2=random", "--games", "3", "--seed", "4",
+            "--config", "max_turns=60", "--backend", "serial"]
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert "interrupted after 1 new games; 1 of 3 recorded" in err
+    command = err.split("resume with:")[1].strip()
+    (out_dir,) = (tmp_path / "results").iterdir()
+    config = json.loads((out_dir / "tournament.json").read_text())
+    assert config["status"] == "interrupted" and config["games_recorded"] == 1
+    words = shlex.split(command)
+    assert words[:3] == ["deduce", "tournament", "clue"]
+    assert Path(words[words.index("--out") + 1]).resolve() == out_dir.resolve()
+    monkeypatch.setattr(runner, "run_games", real)
+    assert main(words[1:]) == 0  # the printed command carries on where it stopped
+    config = json.loads((out_dir / "tournament.json").read_text())
+    assert config["status"] == "complete" and config["games_recorded"] == 3

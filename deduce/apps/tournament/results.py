@@ -52,26 +52,60 @@ class TournamentResults:
         """openskill Plackett–Luce ratings, best first (see :func:`deduce.apps.tournament.ratings.rate`)."""
         return self._ratings.copy()
 
+    @property
+    def seed(self) -> int:
+        """The seed every bootstrap of the report uses: the tournament's, so a report is the
+        same each time it is printed."""
+        try:
+            return int(self.config.get("seed", 0))
+        except (TypeError, ValueError):
+            return 0
+
     def summary(self) -> pd.DataFrame:
-        """The leaderboard: one row per agent, win rates and mean scores with 95% intervals,
-        ratings, forfeits, mean turns and seconds per decision; best win rate first."""
-        table = stats.agent_table(self.games)
+        """The leaderboard: one row per agent: games and seats played, the win rate per seat
+        with its Wilson interval, the mean score with its bootstrap interval over deals, the
+        rating, forfeits, mean turns and seconds per decision; best win rate first."""
+        table = stats.agent_table(self.games, seed=self.seed)
         ratings = self._ratings[["agent", "mu", "sigma", "ordinal"]]
         table = table.merge(ratings, on="agent", how="left")
         table = table.sort_values(["win_rate", "mu", "agent"], ascending=[False, False, True])
         return table.reset_index(drop=True)
 
     def win_rates(self) -> dict[str, dict[str, Any]]:
-        """Per agent: games, wins, win rate and its Wilson 95% interval (plain JSON types)."""
+        """Per agent: seats, wins, win rate per seat and its Wilson 95% interval (plain JSON)."""
         return stats.win_rates(self.games)
 
     def pairwise(self) -> pd.DataFrame:
+        """Head to head: A's share of the games A and B played together that A finished ahead."""
         return stats.pairwise(self.games)
 
+    def paired(self) -> list[dict[str, Any]]:
+        """Every two agents compared deal by deal (mean score difference, interval over deals,
+        sign and Wilcoxon tests): see :func:`deduce.apps.tournament.stats.paired_by_deal`."""
+        return stats.paired_by_deal(self.games, seed=self.seed)
+
     def seat_effect(self) -> pd.DataFrame:
+        """Win rate by seat, over every agent and per agent, with Wilson intervals."""
         return stats.seat_effect(self.games)
 
     def failures(self) -> pd.DataFrame:
         """The rows of agents that forfeited: kind, message and traceback."""
         cols = ["game_id", "seat", "agent", "failure", "failure_message", "failure_traceback"]
         return self.games.loc[self.games["forfeit"], cols].reset_index(drop=True)
+
+    def report(self) -> dict[str, Any]:
+        """Every figure of ``deduce report``, as plain JSON data (``--json``, ``summary.json``);
+        the text report is drawn from this alone (see :func:`deduce.apps.tournament.report.render`)."""
+        from deduce.apps.tournament.report import payload
+
+        return payload(self)
+
+    def write_summary(self, out: str | os.PathLike[str] | None = None) -> list[Path]:
+        """Write ``summary.csv`` (the leaderboard) and ``summary.json`` (:meth:`report`) into
+        ``out`` (default: the results directory); return their paths."""
+        where = out if out is not None else self.path
+        if where is None:
+            raise DeduceError("these results have no directory: pass one to write the summary into")
+        if self.games.empty:
+            return []
+        return ResultStore(where).write_summary(self.summary(), self.report())

@@ -8,10 +8,10 @@ games (resuming whatever its results directory already holds) and returns
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import platform
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import nullcontext
@@ -22,18 +22,34 @@ from typing import Any
 from deduce.apps.tournament.backends import BackendName, default_workers, resolve_backend, run_games
 from deduce.apps.tournament.results import TournamentResults
 from deduce.apps.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule, labelled
-from deduce.apps.tournament.store import ResultStore, require_pandas, rows_to_frame
-from deduce.apps.tournament.worker import Setup, build_agent
+from deduce.apps.tournament.store import (
+    IDENTITY_KEYS,
+    ResultStore,
+    _has_pyarrow,
+    require_pandas,
+    rows_to_frame,
+    run_id,
+)
+from deduce.apps.tournament.worker import Setup, build_agent, check_agent
 from deduce.errors import DeduceError
 from deduce.games import game_class, make
 from deduce.play import GameRecord, play_game
 
-__all__ = ["Tournament", "AgentLike"]
+__all__ = ["Tournament", "AgentLike", "AllForfeited", "Interrupted", "IDENTITY_KEYS"]
 
 AgentLike = AgentSpec | str | tuple[str, Mapping[str, Any]] | Mapping[str, Any]
 
-#: Settings that define which games are played; a results directory holds one such identity.
-IDENTITY_KEYS = ("game", "config", "players", "agents", "seed", "arrangement", "duplicate", "move_time_limit")
+
+class AllForfeited(DeduceError):
+    """Every game an agent played so far forfeited for the same reason: the run stops."""
+
+
+class Interrupted(DeduceError):
+    """The run was interrupted (Ctrl-C); every finished game is saved and a rerun resumes."""
+
+    def __init__(self, message: str, recorded: int, total: int) -> None:
+        super().__init__(message)
+        self.recorded, self.total = recorded, total
 
 
 class Tournament:
@@ -70,6 +86,7 @@ class Tournament:
         address: str | None = None,
         out: str | os.PathLike[str] | None = None,
         progress: bool | None = None,
+        fmt: str | None = None,
     ) -> None:
         require_pandas()
         if games < 0:
@@ -77,8 +94,8 @@ class Tournament:
         if move_time_limit is not None and move_time_limit <= 0:
             raise DeduceError(f"move time limit must be positive, not {move_time_limit}")
         self.game = game
-        self.specs = tuple(labelled([AgentSpec.coerce(a) for a in agents]))
         cls = game_class(game)
+        self.specs = tuple(_typed(s, game) for s in labelled([AgentSpec.coerce(a) for a in agents]))
         config = dict(config or {})
         if "num_players" in config:
             if players is not None and players != config["num_players"]:
@@ -97,6 +114,7 @@ class Tournament:
         for spec in self.specs:  # fail here, not in a worker, on an unknown agent or parameter
             build_agent(spec, game)
         self.games = games
+        self.fmt = fmt
         self.seed = int(seed)
         self.schedule = Schedule(tuple(s.label for s in self.specs), players, self.seed, Arrangement(arrangement), duplicate)
         self.move_time_limit = move_time_limit
@@ -105,7 +123,9 @@ class Tournament:
         self.address = address
         self.out = Path(out) if out is not None else None
         self.progress = progress
-        self.setup = Setup.create(game, {**config, "num_players": players}, self.specs, move_time_limit)
+        self.setup = Setup.create(game, {**config, "num_players": players}, self.specs, move_time_limit,
+                                  run_id=self.run_id())
+        self._checked = False
 
     # -- identity --------------------------------------------------------------------------
     def identity(self) -> dict[str, Any]:
@@ -122,11 +142,33 @@ class Tournament:
         }
         return json.loads(json.dumps(ident, default=_json_default))
 
+    def run_id(self) -> str:
+        """This tournament's identifier, on every row: a hash of :meth:`identity`."""
+        return run_id(self.identity())
+
     def default_out(self, root: str | os.PathLike[str] = "results") -> Path:
-        """``results/<game>-seed<seed>-<hash>``: the same command always finds its own results
+        """``results/<game>-seed<seed>-<run id>``: the same command always finds its own results
         (so rerunning it resumes), and a different tournament never mixes with them."""
-        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:8]
-        return Path(root) / f"{self.game}-seed{self.seed}-{digest}"
+        return Path(root) / f"{self.game}-seed{self.seed}-{self.run_id()}"
+
+    def seating(self) -> dict[str, Any]:
+        """Who sits where: the seat orders of one round, and how many seats of each game every
+        agent holds (more than one when there are fewer agents than seats)."""
+        blocks = [list(self.schedule[i].seats) for i in range(self.schedule.round_size)]
+        per_game = {s.label: max(b.count(s.label) for b in blocks) for s in self.specs}
+        return {"players": self.players, "round_size": self.schedule.round_size, "round": blocks,
+                "seats_per_game": per_game}
+
+    def check_agents(self) -> None:
+        """Play each agent's first decision once, here, before any game of the run: a bad name,
+        parameter or value (``deductive:solver=foo``) is one error now, not a forfeited game
+        in every worker."""
+        if self._checked:
+            return
+        game = make(self.game, num_players=self.players, **self.config)
+        for spec in self.specs:
+            check_agent(spec, self.game, game, self.schedule[0].deal_seed)
+        self._checked = True
 
     # -- playing ---------------------------------------------------------------------------
     def game_specs(self) -> list[GameSpec]:
@@ -140,15 +182,27 @@ class Tournament:
         return play_game(game, agents, spec.seed, move_time_limit=self.move_time_limit, deal_seed=spec.deal_seed)
 
     def run(self) -> TournamentResults:
-        """Play every game not yet in ``out`` and return all the results."""
+        """Play every game not yet in ``out`` and return all the results.
+
+        Raises :class:`AllForfeited` when every seat an agent played in its first round
+        forfeited for the same reason, and :class:`Interrupted` on Ctrl-C; either way every
+        finished game is kept and ``tournament.json`` says how the run ended."""
         specs = self.game_specs()
-        store = ResultStore(self.out) if self.out is not None else None
+        store = ResultStore(self.out, self.fmt) if self.out is not None else None
+        existing = store.read_config() if store is not None else None
+        finished = (existing is not None and existing.get("status") == "complete"
+                    and int(existing.get("games_recorded", 0)) >= self.games)
+        if specs and not finished:  # before the directory is touched
+            self.check_agents()
         with store.lock() if store is not None else nullcontext():
             done = self._prepare(store) if store is not None else set()
             todo = [s for s in specs if s.game_id not in done]
+            recorded = len(done)
             backend = self.backend
             rows: list[dict[str, Any]] = []
             played = 0
+            watch = _ForfeitWatch(self.schedule, [s.label for s in self.specs], len(specs))
+            status = "complete"
             try:
                 for game_rows in self._progress(run_games(backend, self.setup, todo, self.workers, self.address),
                                                 total=len(specs), initial=len(specs) - len(todo)):
@@ -157,15 +211,40 @@ class Tournament:
                         store.append(game_rows)
                     else:
                         rows.extend(game_rows)
+                    stop = watch.add(game_rows)
+                    if stop:
+                        status = "stopped"
+                        raise AllForfeited(stop)
+            except KeyboardInterrupt:
+                status = "interrupted"
+                raise Interrupted(
+                    f"interrupted after {played} new games; {recorded + played} of {len(specs)} recorded",
+                    recorded + played, len(specs),
+                ) from None
+            except BaseException:
+                status = "stopped" if status == "stopped" else "failed"
+                raise
             finally:
                 if store is not None:
                     store.flush()  # an interrupted run keeps every finished game
+                    if status != "complete":
+                        self._finish(store, backend, status, compact=False)
             if store is None:
-                return TournamentResults(rows_to_frame(rows), self._config(backend, "complete"), None, played)
-            frame = store.compact()
-            store.write_config(self._config(backend, "complete", games_recorded=int(frame["game_id"].nunique())))
+                config = self._config(backend, "complete", games_recorded=played)
+                return TournamentResults(rows_to_frame(rows), config, None, played)
+            frame = self._finish(store, backend, "complete", compact=True)
         frame = frame[frame["game_id"] < self.games].reset_index(drop=True)
-        return TournamentResults(frame, store.read_config() or {}, self.out, played)
+        results = TournamentResults(frame, store.read_config() or {}, self.out, played)
+        if played or not (self.out / "summary.json").exists():
+            results.write_summary()
+        return results
+
+    def _finish(self, store: ResultStore, backend: Any, status: str, compact: bool) -> Any:
+        """Write the final ``tournament.json``: how the run ended and what the directory holds."""
+        frame = store.compact() if compact else store.load()
+        recorded = int(frame["game_id"].nunique())
+        store.write_config(self._config(backend, status, games_recorded=recorded))
+        return frame
 
     def _prepare(self, store: ResultStore) -> set[int]:
         """Check the directory holds this tournament (or nothing) and list the games it has."""
@@ -183,17 +262,25 @@ class Tournament:
         return done
 
     def _config(self, backend: Any, status: str, games_recorded: int | None = None) -> dict[str, Any]:
+        """``tournament.json``: ``games`` is how many games the directory's schedule runs to (this
+        run's request, or more when an earlier run recorded more, so a shorter rerun does not
+        make it lie), ``games_requested`` what this run asked for."""
         from deduce import __version__
 
         config = self.identity()
         config.update({
-            "games": self.games,
+            "run_id": self.run_id(),
+            "games": max(self.games, games_recorded or 0),
+            "games_requested": self.games,
             "round_size": self.schedule.round_size,
+            "seating": self.seating(),
             "backend": str(backend),
             "workers": self.workers,
             "status": status,
             "deduce_version": __version__,
             "python": platform.python_version(),
+            "versions": versions(),
+            "format": self.fmt or ("parquet" if _has_pyarrow() else "csv"),
             "updated": datetime.now(UTC).isoformat(timespec="seconds"),
         })
         if games_recorded is not None:
@@ -209,6 +296,66 @@ class Tournament:
         except ImportError:
             return items
         return iter(tqdm(items, total=total, initial=initial, unit="game", desc=self.game, file=sys.stderr))
+
+
+class _ForfeitWatch:
+    """Notices an agent every seat of whose first round forfeited, all for one reason."""
+
+    def __init__(self, schedule: Schedule, labels: list[str], total: int) -> None:
+        first = [schedule[i] for i in range(min(schedule.round_size, total))]
+        self.need = {lb: sum(g.seats.count(lb) for g in first) for lb in labels}
+        #: per agent, its forfeits so far; None once it finished a seat without forfeiting
+        self.seen: dict[str, list[dict[str, Any]] | None] = {lb: [] for lb in labels}
+
+    def add(self, rows: list[dict[str, Any]]) -> str | None:
+        """Record one game's rows; the reason to stop the run, if there is one now."""
+        for row in rows:
+            forfeits = self.seen.get(row["agent"])
+            if forfeits is not None:
+                if row["forfeit"]:
+                    forfeits.append(row)
+                else:
+                    self.seen[row["agent"]] = None
+        for label, forfeits in self.seen.items():
+            if not forfeits or len(forfeits) < self.need.get(label, 0):
+                continue
+            if len({(r["failure"], _shape(r["failure_message"])) for r in forfeits}) == 1:
+                first = min(forfeits, key=lambda r: (r["game_id"], r["seat"]))
+                return (f"every game of agent {label!r} forfeited ({len(forfeits)} of {len(forfeits)} seats so far) "
+                        f"for one reason: {first['failure']}: {first['failure_message']} "
+                        f"(first in game {first['game_id']}, seat {first['seat']}); run stopped")
+        return None
+
+
+def _shape(message: str) -> str:
+    """A failure message with its numbers masked: two timeouts of 1.2 s and 1.3 s are one reason."""
+    return re.sub(r"\d+(\.\d+)?", "#", message)
+
+
+def versions() -> dict[str, str]:
+    """The versions of what made the numbers: deduce, Python and the libraries behind them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from deduce import __version__
+
+    out = {"deduce": __version__, "python": platform.python_version()}
+    for name in ("numpy", "pandas", "pyarrow", "scipy", "openskill", "ortools"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+def _typed(spec: AgentSpec, game: str) -> AgentSpec:
+    """``spec`` with its parameters typed by the agent's constructor (text from a command line
+    becomes ``False``, ``0.3``...); an unknown parameter or a value that does not fit is refused."""
+    if not spec.params:
+        return spec
+    from deduce.cli.options import type_agent_params
+
+    typed = type_agent_params(spec.name, game, spec.kwargs, spec.label)
+    return AgentSpec(spec.name, tuple(typed.items()), spec.label)
 
 
 def _json_default(value: Any) -> Any:

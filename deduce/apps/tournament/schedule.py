@@ -99,13 +99,14 @@ def parse_value(text: str) -> Any:
 
 
 def parse_agent(token: str) -> AgentSpec:
-    """``"deductive"`` or ``"fast=deductive"`` (label ``fast`` for the registered agent)."""
-    label, sep, name = token.partition("=")
-    if not sep:
-        label, name = "", token
-    if not name:
-        raise DeduceError(f"empty agent name in {token!r}")
-    return AgentSpec(name, (), label)
+    """``[LABEL=]NAME[:KEY=VALUE,...]``, the command line's agent grammar
+    (:mod:`deduce.cli.options`): ``"deductive"``, ``"fast=deductive"`` (label ``fast``),
+    ``"infogain:gamble=false"``. Values stay text until the tournament types them by the
+    agent's constructor."""
+    from deduce.cli.options import parse_agent_option
+
+    option = parse_agent_option(token)
+    return AgentSpec(option.name, option.params, option.label if option.label != option.name else "")
 
 
 def derive_seed(root: int, stream: int, index: int) -> int:

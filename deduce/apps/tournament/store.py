@@ -3,9 +3,10 @@
 Layout of ``DIR``::
 
     tournament.json          configuration, library version, progress
-    games.parquet            every finished game, one row per (game, seat) (``games.csv``
-                             without pyarrow), written when a run completes
+    games.parquet            every finished game, one row per (game, seat) (``games.csv`` with
+                             ``fmt="csv"`` or without pyarrow), written when a run completes
     parts/part-*.parquet     rows of games finished since, each file written atomically
+    summary.csv, summary.json  the leaderboard, and every figure of the report, when a run completes
 
 A part file is written to a temporary name and renamed, so a kill (even ``kill -9``) leaves
 only whole files; games not yet flushed are simply played again on the next run, and reading
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import time
@@ -29,13 +31,15 @@ from deduce.errors import DeduceError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ResultStore", "rows_to_frame", "CONFIG_FILE", "empty_frame", "require_pandas"]
+__all__ = ["ResultStore", "rows_to_frame", "CONFIG_FILE", "IDENTITY_KEYS", "empty_frame", "require_pandas", "run_id"]
 
 CONFIG_FILE = "tournament.json"
+#: Settings that define which games are played; a results directory holds one such identity.
+IDENTITY_KEYS = ("game", "config", "players", "agents", "seed", "arrangement", "duplicate", "move_time_limit")
 _INT = ("game_id", "round", "deal", "seat", "players", "rank", "moves", "turns", "decisions", "seed", "deal_seed")
 _FLOAT = ("score", "decision_seconds", "wall_seconds")
 _BOOL = ("win", "forfeit")
-_STR = ("agent", "agent_name", "failure", "failure_message", "failure_traceback")
+_STR = ("run_id", "game", "agent", "agent_name", "failure", "failure_message", "failure_traceback")
 
 
 def require_pandas() -> None:
@@ -44,6 +48,13 @@ def require_pandas() -> None:
 
     if importlib.util.find_spec("pandas") is None:
         raise DeduceError("tournaments need pandas: pip install 'deduce[tournament]'")
+
+
+def run_id(config: dict[str, Any]) -> str:
+    """The identifier of a tournament: a hash of its identity (:data:`IDENTITY_KEYS`), the same
+    for every run that plays the same games, so rows of several tournaments stack apart."""
+    ident = {k: config.get(k) for k in IDENTITY_KEYS}
+    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:8]
 
 
 def _dtypes() -> dict[str, str]:
@@ -145,7 +156,13 @@ class ResultStore:
         frames = [f for f in frames if len(f)]
         if not frames:
             return empty_frame()
-        return _normalise(pd.concat(frames, ignore_index=True))
+        frame = pd.concat(frames, ignore_index=True)
+        missing = [c for c in ("run_id", "game") if c not in frame.columns]
+        if missing:  # written before rows carried them: they come from the configuration
+            config = self.read_config() or {}
+            fill = {"run_id": run_id(config) if config else "", "game": config.get("game", "")}
+            frame = frame.assign(**{c: fill[c] for c in missing})
+        return _normalise(frame)
 
     def done_ids(self) -> set[int]:
         """Ids of games already recorded (every seat present)."""
@@ -188,6 +205,14 @@ class ResultStore:
         with contextlib.suppress(OSError):
             (self.path / "parts").rmdir()  # only when empty
         return frame
+
+    def write_summary(self, table: pd.DataFrame, payload: dict[str, Any]) -> list[Path]:
+        """``summary.csv`` (the leaderboard, one row per agent) and ``summary.json`` (every
+        figure of the report) beside the rows, each written atomically."""
+        csv_path, json_path = self.path / "summary.csv", self.path / "summary.json"
+        _atomic_write(csv_path, table.to_csv(index=False).encode())
+        _atomic_write(json_path, (json.dumps(payload, indent=2, allow_nan=False) + "\n").encode())
+        return [csv_path, json_path]
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -17,13 +17,13 @@ import agents as agent_registry
 from deduce.apps.tournament.schedule import AgentSpec, GameSpec
 from deduce.errors import DeduceError, UnknownName
 from deduce.games import Game, make
-from deduce.play import GameRecord, play_game
+from deduce.play import GameRecord, GameRun, RandomPlayer, play_game
 
-__all__ = ["Setup", "play_scheduled", "record_rows", "build_agent", "COLUMNS", "TIMING_COLUMNS"]
+__all__ = ["Setup", "play_scheduled", "record_rows", "build_agent", "check_agent", "COLUMNS", "TIMING_COLUMNS"]
 
 #: The results table, one row per (game, seat), in this column order.
 COLUMNS: tuple[str, ...] = (
-    "game_id", "round", "deal", "seat", "agent", "agent_name", "players",
+    "run_id", "game", "game_id", "round", "deal", "seat", "agent", "agent_name", "players",
     "score", "rank", "win", "forfeit", "failure",
     "moves", "turns", "decisions", "decision_seconds", "wall_seconds",
     "seed", "deal_seed", "failure_message", "failure_traceback",
@@ -48,13 +48,16 @@ class Setup:
     config: tuple[tuple[str, Any], ...]  # game config fields, num_players included
     agents: tuple[AgentSpec, ...]
     move_time_limit: float | None = None
+    #: the tournament's identifier (see :func:`~deduce.apps.tournament.store.run_id`), on every row
+    run_id: str = ""
 
     @classmethod
     def create(
-        cls, game: str, config: dict[str, Any], agents: tuple[AgentSpec, ...], move_time_limit: float | None
+        cls, game: str, config: dict[str, Any], agents: tuple[AgentSpec, ...], move_time_limit: float | None,
+        run_id: str = "",
     ) -> Setup:
         items = tuple(sorted((k, _hashable(v)) for k, v in config.items()))
-        return cls(game, items, agents, move_time_limit)
+        return cls(game, items, agents, move_time_limit, run_id)
 
     def agent(self, label: str) -> AgentSpec:
         for spec in self.agents:
@@ -84,6 +87,30 @@ def build_agent(spec: AgentSpec, game: str, in_worker: bool = False) -> Any:
         raise DeduceError(f"agent {spec.label!r}: bad parameters {spec.kwargs}: {exc}") from None
 
 
+#: a check gives up looking for an agent's first decision after this many actions
+CHECK_MOVES = 500
+
+
+def check_agent(spec: AgentSpec, name: str, game: Game, deal_seed: int) -> None:
+    """Seat a fresh ``spec`` in seat 0 (random players elsewhere) and play up to its first
+    decision: an error there (an unknown solver, a parameter out of range, a game the agent
+    cannot play) is raised as one line naming the agent, before any game of the run."""
+    agent = build_agent(spec, name)
+    others = RandomPlayer(0)
+    run = GameRun(game, [agent, *[others] * (game.num_players - 1)], 0, deal_seed=deal_seed,
+                  max_moves=CHECK_MOVES, errors="raise")
+    try:
+        for step in run:
+            if step.seat == 0:
+                break
+    except DeduceError as exc:
+        raise DeduceError(f"agent {spec.label!r}: {exc}") from None
+    except Exception as exc:
+        raise DeduceError(f"agent {spec.label!r} failed its first decision: {type(exc).__name__}: {exc}") from None
+    if run.failure is not None:  # a Forfeit raised on purpose
+        raise DeduceError(f"agent {spec.label!r} forfeited its first decision: {run.failure.message}")
+
+
 def play_scheduled(setup: Setup, spec: GameSpec) -> list[dict[str, Any]]:
     """Play game ``spec`` and return its rows (one per seat)."""
     game = _game(setup.game, setup.config)
@@ -102,6 +129,8 @@ def record_rows(setup: Setup, spec: GameSpec, record: GameRecord, wall: float) -
         score = record.returns[seat]
         own = failure is not None and failure.seat == seat
         rows.append({
+            "run_id": setup.run_id,
+            "game": setup.game,
             "game_id": spec.game_id,
             "round": spec.round,
             "deal": spec.deal,

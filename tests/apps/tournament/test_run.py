@@ -1,5 +1,7 @@
-"""Running tournaments: determinism across backends, replay by id, failures that do not stop it."""
+"""Running tournaments: determinism across backends, replay by id, failures that do not stop it,
+failures that stop it before (or soon after) it starts, and metadata that stays true."""
 
+import json
 import time
 
 import pandas as pd
@@ -8,6 +10,8 @@ import pytest
 import agents
 from agents.base import Agent
 from deduce.apps.tournament import TIMING_COLUMNS, Tournament
+from deduce.apps.tournament.runner import AllForfeited, Interrupted
+from deduce.errors import DeduceError
 from deduce.games.clue.rules import Accuse
 
 FAST = ["notebook", "random", "random"]
@@ -50,7 +54,7 @@ def test_replay_one_game_by_id():
 def test_summary_ratings_and_extension(tmp_path):
     results = Tournament("clue", FAST, games=6, seed=1, out=tmp_path, backend="serial").run()
     summary = results.summary()
-    assert list(summary.columns[:4]) == ["agent", "games", "wins", "win_rate"]
+    assert list(summary.columns[:5]) == ["agent", "games", "seats", "wins", "win_rate"]
     assert set(summary["agent"]) == {"notebook", "random", "random#2"}
     assert (summary["win_lo"] <= summary["win_rate"]).all() and (summary["win_rate"] <= summary["win_hi"]).all()
     assert set(results.ratings()["agent"]) == set(summary["agent"])
@@ -85,29 +89,131 @@ class Cheater(Agent):
         return Accuse((99, 99, 99))
 
 
+class LateCrasher(Agent):
+    """Plays randomly, then crashes at its second decision of every game (so it passes the
+    check of its first decision)."""
+
+    name = "late-crasher"
+
+    def reset(self, game, player, seed=None):
+        super().reset(game, player, seed)
+        self.calls = 0
+
+    def act(self, observation):
+        self.calls += 1
+        if self.calls > 1:
+            raise ZeroDivisionError("late-crasher divides by zero")
+        return observation.legal_actions[0]
+
+
+class SeatZeroCrasher(Agent):
+    """Crashes only when it moves first: forfeits some games, not all."""
+
+    name = "seat0-crasher"
+
+    def act(self, observation):
+        if self.player == 0 and len(observation.events) > 8:
+            raise ZeroDivisionError("seat 0 again")
+        return observation.legal_actions[int(self.rng.integers(len(observation.legal_actions)))]
+
+
 @pytest.fixture(autouse=True, scope="module")
 def throwaway_agents():
     agents.register("crasher", Crasher, game="clue")
     agents.register("sleeper", Sleeper, game="clue")
     agents.register("cheater", Cheater, game="clue")
+    agents.register("late-crasher", LateCrasher, game="clue")
+    agents.register("seat0-crasher", SeatZeroCrasher, game="clue")
 
 
-@pytest.mark.parametrize("bad, kind, text", [
-    ("crasher", "exception", "ZeroDivisionError"),
-    ("cheater", "illegal", "Accuse"),
+@pytest.mark.parametrize("bad, text", [
+    ("crasher", "ZeroDivisionError: crasher always divides by zero"),
+    ("cheater", "Accuse"),
 ])
-def test_broken_agents_forfeit_and_the_tournament_goes_on(bad, kind, text):
-    results = Tournament("clue", [bad, "notebook", "random"], games=6, seed=4, backend="serial").run()
+def test_an_agent_that_fails_its_first_decision_stops_the_run_before_any_game(tmp_path, bad, text):
+    out = tmp_path / "run"
+    with pytest.raises(DeduceError, match=text) as info:
+        Tournament("clue", [bad, "notebook", "random"], games=6, seed=4, backend="serial", out=out).run()
+    assert f"agent {bad!r}" in str(info.value) and "\n" not in str(info.value)
+    assert not out.exists()  # nothing played, nothing written
+
+
+def test_unknown_solver_and_parameter_fail_before_any_game(tmp_path):
+    with pytest.raises(DeduceError, match="agent 'deductive': unknown solver 'foo'"):
+        Tournament("clue", [("deductive", {"solver": "foo"}), "notebook"], games=3, out=tmp_path / "a").run()
+    with pytest.raises(DeduceError, match="agent 'deductive': parameter bogus=1: no such parameter; it takes: solver"):
+        Tournament("clue", [("deductive", {"bogus": 1}), "notebook"], games=3)
+    with pytest.raises(DeduceError, match="parameter gamble='maybe': expected true or false"):
+        Tournament("clue", ["infogain:gamble=maybe", "notebook"], games=3)
+    typed = Tournament("clue", ["infogain:gamble=False,min_gamble=0.25", "notebook"], games=3)
+    assert typed.specs[0].kwargs == {"gamble": False, "min_gamble": 0.25}
+    assert not (tmp_path / "a").exists()
+
+
+def test_every_game_of_an_agent_forfeiting_for_one_reason_stops_the_run(tmp_path):
+    out = tmp_path / "run"
+    t = Tournament("clue", ["late-crasher", "notebook", "random"], games=30, seed=4, backend="serial", out=out)
+    with pytest.raises(AllForfeited, match="every game of agent 'late-crasher' forfeited .*ZeroDivisionError"):
+        t.run()
+    config = json.loads((out / "tournament.json").read_text())
+    assert config["status"] == "stopped" and config["games_recorded"] == 3  # one round, then it stopped
+
+
+def test_agents_that_forfeit_sometimes_do_not_stop_the_tournament():
+    results = Tournament("clue", ["seat0-crasher", "notebook", "random"], games=6, seed=4, backend="serial").run()
     g = results.games
     assert results.num_games == 6
-    mine = g[g["agent"] == bad]
-    assert mine["forfeit"].all() and (mine["failure"] == kind).all() and (mine["score"] == -1).all()
-    assert mine["failure_message"].str.contains(text).all()
-    if kind == "exception":
-        assert mine["failure_traceback"].str.contains("Traceback").all()
-    assert not g.loc[g["agent"] != bad, "forfeit"].any()
-    assert not g["win"].any()
-    assert len(results.failures()) == 6
+    mine = g[g["agent"] == "seat0-crasher"]
+    assert mine["forfeit"].any() and not mine["forfeit"].all()
+    lost = mine[mine["forfeit"]]
+    assert (lost["failure"] == "exception").all() and (lost["score"] == -1).all() and (lost["seat"] == 0).all()
+    assert lost["failure_traceback"].str.contains("Traceback").all()
+    assert not g.loc[g["agent"] != "seat0-crasher", "forfeit"].any()
+    assert len(results.failures()) == int(mine["forfeit"].sum())
+
+
+def test_a_shorter_rerun_keeps_the_metadata_true(tmp_path):
+    Tournament("clue", FAST, games=9, seed=1, out=tmp_path, backend="serial").run()
+    short = Tournament("clue", FAST, games=3, seed=1, out=tmp_path, backend="serial").run()
+    assert short.num_games == 3 and short.played == 0
+    config = json.loads((tmp_path / "tournament.json").read_text())
+    assert config["games"] == 9 and config["games_recorded"] == 9 and config["games_requested"] == 3
+    assert config["status"] == "complete"
+
+
+def test_an_interrupted_run_says_so_and_resumes(tmp_path, monkeypatch):
+    from deduce.apps.tournament import runner
+
+    real = runner.run_games
+
+    def interrupt_after_two(*args, **kwargs):
+        for k, rows in enumerate(real(*args, **kwargs)):
+            if k == 2:
+                raise KeyboardInterrupt
+            yield rows
+
+    monkeypatch.setattr(runner, "run_games", interrupt_after_two)
+    with pytest.raises(Interrupted, match="2 of 6 recorded") as info:
+        Tournament("clue", FAST, games=6, seed=1, out=tmp_path, backend="serial").run()
+    assert (info.value.recorded, info.value.total) == (2, 6)
+    config = json.loads((tmp_path / "tournament.json").read_text())
+    assert config["status"] == "interrupted" and config["games_recorded"] == 2
+    monkeypatch.setattr(runner, "run_games", real)
+    rest = Tournament("clue", FAST, games=6, seed=1, out=tmp_path, backend="serial").run()
+    assert rest.played == 4 and rest.num_games == 6
+    assert json.loads((tmp_path / "tournament.json").read_text())["status"] == "complete"
+
+
+def test_rows_carry_game_and_run_identifiers_and_the_summary_is_written(tmp_path):
+    t = Tournament("clue", FAST, games=3, seed=1, out=tmp_path, backend="serial", fmt="csv")
+    results = t.run()
+    assert (results.games["run_id"] == t.run_id()).all() and (results.games["game"] == "clue").all()
+    assert t.default_out().name.endswith(t.run_id())
+    assert (tmp_path / "games.csv").exists() and not (tmp_path / "games.parquet").exists()
+    summary = pd.read_csv(tmp_path / "summary.csv")
+    assert list(summary["agent"]) == list(results.summary()["agent"])
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert data["run"]["run_id"] == t.run_id() and {a["agent"] for a in data["agents"]} == set(summary["agent"])
 
 
 @pytest.mark.slow
