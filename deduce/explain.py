@@ -50,6 +50,7 @@ __all__ = [
     "render",
     "why",
     "DEFAULT_PLACES",
+    "plain_phraser",
 ]
 
 #: locations that are places, not people: worded "in the envelope", not "envelope holds".
@@ -57,6 +58,14 @@ DEFAULT_PLACES: Mapping[str, str] = {"envelope": "the envelope", "extra": "the l
 
 #: words a constraint from its event (``None``: use the generic wording).
 Phrase = Callable[[Constraint, "str | None"], "str | None"]
+
+
+
+def plain_phraser(game: Any, events: Sequence[Any]) -> Phrase:
+    """The wording hook of a game whose constraints read well in the generic words (each
+    tagged with the event it came from): it words none of them itself."""
+    return lambda constraint, source: None
+
 
 #: above this many members a core is minimised here (CP-SAT minimises smaller ones itself).
 _MINIMISE_ABOVE = 60

@@ -1,18 +1,21 @@
 """``deduce play GAME``: a person plays in the terminal against agents of their choice.
 
-The person sees only what their seat sees: the events of their own observation, rendered in
-words (Clue) or as readable fields with card and player names (every other game). On their
-turn they choose from the legal actions: a number from the list shown, or a few words that
-abbreviate the action ("sug gr rope hall"); ``notebook`` shows the detective's notebook of
-their own view and ``why CARD`` explains a deduction. ``deduce play clue --board`` plays on
-the classic board: the board with every token is drawn at each of the person's turns (and on
-``board``). Input comes from a given text stream, so tests and scripts can drive a whole game.
+The person sees only what their seat sees, in the words of the game's rule book (its wording
+module, declared in the game's record): every event of their own observation, and at each of
+their decisions their private information and the public table. They choose from the legal
+actions by a number from the list shown, or by the action's words as shown (or a few words
+that abbreviate them: "sug gr rope hall"); ``notebook`` shows the detective's notebook of their
+own view and ``why CARD`` explains a deduction. A decision with a single legal action is played
+for them (``--no-auto`` asks anyway). ``deduce play clue --board`` plays on the classic board.
+
+The game is played by the shared game loop (:class:`deduce.play.GameRun`): the person's seat is
+a player whose action is the one they typed, and the loop stops before each of their decisions.
+Input comes from a given text stream, so tests and scripts can drive a whole game.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -20,157 +23,196 @@ from typing import Any, TextIO
 
 from deduce.cards import normalise_name
 from deduce.cli.assist import on_terminal, read_line
-from deduce.errors import DeduceError, IllegalAction
+from deduce.errors import DeduceError, IllegalAction, NotSupported
 from deduce.games.base import Action, Event, Game, Observation, State
-from deduce.games.registry import game_info
+from deduce.games.registry import game_info, game_names
+from deduce.play import GameRun, Step
 
-__all__ = ["register", "run", "HumanGame", "describe"]
+__all__ = ["register", "run", "HumanGame", "Words"]
 
 _LIST_LIMIT = 30
 
-HELP = """\
-on your turn type a number from the list, or words that pick out one action ("sug gr rope hall"
-in Clue; each word abbreviates a word of the action). Also:
+COMMANDS = """\
+on your turn type a number from the list, or the words of an action as shown (a few words that
+abbreviate it will do: each word abbreviates a word of the action). Also:
   list        every legal action, numbered      notebook   your detective's notebook
+  table       your private information and the public table
   why CARD    why a card must or cannot be somewhere
   events      everything you have seen so far  help       this text
   board       the board and every token (Clue played with --board)
   quit        leave the game"""
 
 
+class _GameHelp(argparse.Action):
+    """``deduce play GAME --help``: the options, then that game's actions with examples."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        parser.print_help()
+        name = getattr(namespace, "game", None)
+        if name in game_names():
+            import deduce
+
+            print()
+            print(Words(deduce.make(name)).help())
+        parser.exit()
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("play", help="play a game in the terminal against agents")
+    p = sub.add_parser("play", help="play a game in the terminal against agents", add_help=False)
+    p.add_argument("-h", "--help", action=_GameHelp, help="show this help and the game's actions ('deduce play GAME --help')")
     p.add_argument("game", help="game name (see 'deduce games')")
     p.add_argument("--agents", default=None, help="agents for the other seats, comma-separated (one name: all of them)")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
     p.add_argument("--players", type=int, default=None, help="number of players (default: the game's)")
-    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a game config field")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a game config field, typed by the field")
     p.add_argument("--board", action="store_true", help="clue: play on the board (same as --set board_mode=board)")
+    p.add_argument(
+        "--no-auto", dest="auto", action="store_false",
+        help="ask even when a decision has a single legal action (default: it is played for you)",
+    )
     p.set_defaults(func=run)
 
 
-# -- words for any game -----------------------------------------------------------------------
-_PLAYER_FIELDS = {
-    "player", "players", "target", "by", "to", "refuter", "refuters", "seat", "roller", "accuser", "leader",
-    "starter", "passed", "winner", "winners", "writers", "giver", "receiver", "asker", "responder", "suspect_of",
-}
+# -- words ------------------------------------------------------------------------------------
+class Words:
+    """The game's wording module (declared in its record) for one seat: events, actions, the
+    table, the final scores and the game's actions help."""
 
-
-def _words_of(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
-
-
-def describe(value: Any, game: Game, names: Sequence[str], field: str = "") -> str:
-    """Any action or event in words: class name, then fields with card and player names.
-
-    A game's own ``deduce.games.<game>_text`` module words Clue; this is the fallback that
-    makes every other game readable (``repr`` if anything looks unusual).
-    """
-    try:
-        return _describe(value, game, names, field)
-    except Exception:
-        return repr(value)
-
-
-def _describe(value: Any, game: Game, names: Sequence[str], field: str) -> str:
-    deck = getattr(game, "deck", None)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        parts = [_words_of(type(value).__name__)]
-        for f in dataclasses.fields(value):
-            parts.append(f"{f.name}={_describe(getattr(value, f.name), game, names, f.name)}")
-        return " ".join(parts) if len(parts) > 1 else parts[0]
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int):
-        if deck is not None and "card" in field and 0 <= value < len(deck):
-            return deck[value].name.replace(" ", "_")
-        if field in _PLAYER_FIELDS and 0 <= value < len(names):
-            return names[value]
-        return str(value)
-    if isinstance(value, tuple | list):
-        return "(" + ", ".join(_describe(v, game, names, field) for v in value) + ")"
-    return str(value)
-
-
-class _Words:
-    """The game's wording module if its record declares one (Clue), else :func:`describe`."""
-
-    def __init__(self, game: Game, seat: int, names: Sequence[str]) -> None:
-        self.game, self.seat, self.names = game, seat, names
+    def __init__(self, game: Game, seat: int | None = None) -> None:
         wording = game_info(game.name).wording
-        self.text: Any = wording(game) if wording is not None else None
+        if wording is None:
+            raise NotSupported(f"{game.name} declares no wording module: 'deduce play' cannot show it in words")
+        self.game, self.seat = game, seat
+        self.text: Any = wording(game)
 
     def event(self, event: Event) -> str:
-        if self.text is not None and hasattr(self.text, "event_text"):
-            return self.text.event_text(self.game, event, self.seat)
-        return describe(event, self.game, self.names)
+        return self.text.event_text(self.game, event, self.seat)
 
-    def action(self, action: Action) -> str:
-        if self.text is not None and hasattr(self.text, "action_text"):
+    def action(self, action: Action, observation: Observation | None = None) -> str:
+        try:
+            return self.text.action_text(self.game, action, observation)
+        except TypeError:  # a wording module whose actions need no observation
             return self.text.action_text(self.game, action)
-        return describe(action, self.game, self.names)
 
     def phraser(self, events: Sequence[Event]) -> Callable[..., Any] | None:
-        if self.text is not None and hasattr(self.text, "phraser"):
-            return self.text.phraser(self.game, events)
-        return None
+        return self.text.phraser(self.game, events) if hasattr(self.text, "phraser") else None
+
+    def status(self, observation: Observation) -> str:
+        return self.text.status_text(self.game, observation) if hasattr(self.text, "status_text") else ""
+
+    def scores(self, observation: Observation) -> Sequence[float] | None:
+        return self.text.final_scores(self.game, observation) if hasattr(self.text, "final_scores") else None
+
+    def help(self) -> str:
+        return self.text.actions_help(self.game) if hasattr(self.text, "actions_help") else ""
 
     def board(self, positions: Sequence[int]) -> str | None:
         """The board picture for this seat, if the game is played on one."""
-        if getattr(self.game, "board", None) is None or self.text is None or not hasattr(self.text, "board_text"):
+        if getattr(self.game, "board", None) is None or not hasattr(self.text, "board_text"):
             return None
         return self.text.board_text(self.game, positions, self.seat)
 
 
+def _words(text: str) -> list[str]:
+    return [w for w in re.split(r"[^0-9a-z]+", text.casefold()) if w]
+
+
 def _matches(tokens: Sequence[str], text: str) -> bool:
-    words = [w for w in re.split(r"[^0-9a-z]+", text.casefold()) if w]
+    words = _words(text)
     return all(any(w.startswith(normalise_name(t)) for w in words) for t in tokens if normalise_name(t))
+
+
+def choose(line: str, menu: Sequence[tuple[Action, str]]) -> list[Action]:
+    """The actions ``line`` picks out of ``(action, words)``: the one whose words it is exactly
+    (what the game displayed), else every one whose words it abbreviates."""
+    key = _words(line)
+    exact = [a for a, text in menu if _words(text) == key]
+    if exact:
+        return exact[:1]
+    tokens = line.split()
+    return [a for a, text in menu if _matches(tokens, text)]
+
+
+class _Person:
+    """The person's seat in the game loop: plays the action they chose (the loop stops before
+    every decision of theirs that has none chosen yet)."""
+
+    name = "you"
+
+    def __init__(self) -> None:
+        self.chosen: Action | None = None
+
+    def reset(self, game: Game, player: int, seed: Any = None) -> None:
+        """Nothing to do: the person chooses."""
+
+    def act(self, observation: Observation) -> Action:
+        if self.chosen is None:  # a forced single action, played for the person
+            return observation.legal_actions[0]
+        action, self.chosen = self.chosen, None
+        return action
 
 
 # -- the game ---------------------------------------------------------------------------------
 class HumanGame:
     """One game: a person at ``seat``, agents elsewhere; ``feed(line)`` answers the person's
-    input and plays agents' moves until the person must decide again or the game ends."""
+    input and plays on until the person must decide again or the game ends."""
 
-    def __init__(self, game: Game, agents: dict[int, Any], seat: int, deal_seed: int, solver: Any = None) -> None:
-        self.game, self.agents, self.seat = game, agents, seat
-        self.state: State = game.new_initial_state(deal_seed)
-        self.solver = solver
+    def __init__(
+        self, game: Game, agents: dict[int, Any], seat: int, seed: int, solver: Any = None, auto: bool = True
+    ) -> None:
+        self.game, self.agents, self.seat, self.solver, self.auto = game, agents, seat, solver, auto
+        self.person = _Person()
+        players = [self.person if i == seat else agents[i] for i in range(game.num_players)]
+        self.run = GameRun(game, players, seed, until=self._must_ask, on_action=self._record)
+        self.state: State = self.run.state
         obs = self.state.observation(seat)
-        self.names: Sequence[str] = getattr(obs, "names", ()) or tuple(f"p{i}" for i in range(game.num_players))
-        self.words = _Words(game, seat, self.names)
+        self.names: Sequence[str] = obs.names or tuple(f"p{i}" for i in range(game.num_players))
+        self.words = Words(game, seat)
         self.shown_events = 0
         self.menu: list[Action] = []
         self.done = False
+        self._out: list[str] = []
+
+    # -- the loop's hooks -------------------------------------------------------------------
+    def _must_ask(self, state: State) -> bool:
+        """Stop the loop before a decision of the person's that they have not made yet."""
+        if state.current_player != self.seat or self.person.chosen is not None:
+            return False
+        return not (self.auto and len(state.legal_actions()) == 1)
+
+    def _record(self, step: Step) -> None:
+        if step.seat == self.seat:
+            text = self.words.action(step.action, step.observation)
+            self._out.append(f"you: {text}" if self._typed else f"you: {text} (your only choice)")
+            self._typed = False
+        self._out.append(self._new_events())
+
+    _typed = False
 
     # -- flow -------------------------------------------------------------------------------
     def start(self) -> str:
         names = ", ".join(
             f"{n} ({'you' if i == self.seat else getattr(self.agents.get(i), 'name', '?')})" for i, n in enumerate(self.names)
         )
-        intro = f"{self.game.name}: {names}. Type 'help' for commands."
+        intro = f"{self.game.name}: {names}. Type 'help' for commands and this game's actions."
         return intro + "\n" + self.advance()
 
     def advance(self) -> str:
-        """Play agents until the person must act or the game ends; returns what they saw."""
-        out: list[str] = []
-        while not self.state.is_terminal() and self.state.current_player != self.seat:
-            player = self.state.current_player
-            agent = self.agents[player]
-            try:
-                action = agent.act(self.state.observation(player))
-                self.state.apply(action)
-            except Exception as exc:  # an agent's failure ends the game, not the program
-                out.append(self._new_events())
-                out.append(f"agent {agent.name} at seat {player} failed ({type(exc).__name__}: {exc}); game stopped")
-                self.done = True
-                return "\n".join(x for x in out if x)
-            for other, a in self.agents.items():
-                if other != player and hasattr(a, "observe"):
-                    a.observe(self.state.observation(other))
-        out.append(self._new_events())
-        if self.state.is_terminal():
+        """Play until the person must act or the game ends; returns what they saw."""
+        self._out = [self._new_events()]
+        for _ in self.run:
+            pass
+        out = self._out
+        failure = self.run.failure
+        if failure is not None:
+            out.append(self._new_events())
+            out.append(f"agent {failure.agent} at seat {self.names[failure.seat]} failed ({failure.message}); game stopped")
+            self.done = True
+        elif self.state.is_terminal():
             out.append(self._result())
             self.done = True
         else:
@@ -183,37 +225,36 @@ class HumanGame:
         self.shown_events = len(events)
         return "\n".join(f"  {self.words.event(e)}" for e in fresh)
 
+    def _menu(self, obs: Observation, actions: Sequence[Action]) -> list[tuple[Action, str]]:
+        """The actions and their words, one per distinct wording (identical copies are one choice)."""
+        seen: dict[str, Action] = {}
+        for a in actions:
+            seen.setdefault(self.words.action(a, obs), a)
+        return [(a, t) for t, a in seen.items()]
+
     def _your_turn(self) -> str:
         obs = self.state.observation(self.seat)
-        actions = list(obs.legal_actions)
-        lines = ["-- your turn"]
+        menu = self._menu(obs, obs.legal_actions)
+        refuting = getattr(obs, "to_refute", None)
+        lines = ["-- you are refuting" if refuting else "-- your turn"]
         picture = self.words.board(getattr(obs, "positions", ()))
         if picture is not None:
             lines.append(picture)
             if getattr(obs, "roll", None) is not None:
-                rooms = [self.words.action(a) for a in actions if self._is_room_move(a)]
+                rooms = [t for a, t in menu if self._is_room_move(a)]
                 reach = f"; rooms within reach: {', '.join(r.removeprefix('move to ') for r in rooms)}" if rooms else ""
                 lines.append(f"you rolled {obs.roll}: move up to {obs.roll} squares{reach}")
-        hand = getattr(obs, "hand", None)
-        deck = getattr(self.game, "deck", None)
-        if hand and deck is not None:
-            lines.append(f"your hand: {', '.join(deck[c].name for c in hand)}")
-        bonus = getattr(obs, "intrigue_hand", ())
-        if bonus:
-            lines.append(f"your intrigue cards: {', '.join(k.replace('_', ' ') for k in bonus)}")
-        to_refute = getattr(obs, "to_refute", None)
-        if to_refute:
-            by, cards = to_refute
-            lines.append(f"{self.names[by]} suggested {', '.join(deck[c].name for c in cards)}: show one of your cards")
-        if len(actions) <= _LIST_LIMIT:
-            self.menu = actions
-            lines += [f"  {i + 1:>3}. {self.words.action(a)}" for i, a in enumerate(actions)]
+        status = self.words.status(obs)
+        if status:
+            lines.append(status)
+        self.menu = [a for a, _ in menu]
+        if len(menu) <= _LIST_LIMIT:
+            lines += [f"  {i + 1:>3}. {t}" for i, (_, t) in enumerate(menu)]
         else:
-            self.menu = actions
-            kinds = sorted({self.words.action(a).split()[0] for a in actions})
+            kinds = sorted({t.split()[0] for _, t in menu})
             lines.append(
-                f"{len(actions)} legal actions ({', '.join(kinds)}): type words to pick one "
-                f"(e.g. '{self._example(actions)}'), or 'list'"
+                f"{len(menu)} legal actions ({', '.join(kinds)}): type words to pick one "
+                f"(e.g. '{menu[0][1]}'), or 'list'"
             )
         return "\n".join(lines)
 
@@ -222,18 +263,15 @@ class HumanGame:
         to = getattr(action, "to", None)
         return board is not None and type(action).__name__ == "Move" and isinstance(to, int) and board.is_room(to)
 
-    def _example(self, actions: Sequence[Action]) -> str:
-        words = self.words.action(actions[0]).split()
-        return " ".join(w[:4].strip(",").lower() for w in words)
-
     def _result(self) -> str:
         lines = ["-- game over"]
-        returns = self.state.returns()
+        obs = self.state.observation(self.seat)
+        scores = self.words.scores(obs)
+        if scores is not None:
+            lines.append("scores: " + ", ".join(f"{self.names[i]} {s:g}" for i, s in enumerate(scores)))
         winners = self.state.winners()
-        lines.append("scores: " + ", ".join(f"{self.names[i]} {r:g}" for i, r in enumerate(returns)))
         if winners:
-            who = ["you" if w == self.seat else self.names[w] for w in winners]
-            lines.append(f"winner: {', '.join(who)}")
+            lines.append(f"winner: {', '.join('you' if w == self.seat else self.names[w] for w in winners)}")
         else:
             lines.append("nobody won")
         envelope = getattr(self.state, "envelope", None)
@@ -257,47 +295,64 @@ class HumanGame:
             return ""
         tokens = line.split()
         word = tokens[0].lower()
+        obs = self.state.observation(self.seat)
         if word in ("quit", "exit"):
             self.done = True
             return "you left the game"
         if word in ("help", "?"):
-            return HELP
+            return COMMANDS + "\n\n" + self.words.help()
         if word == "list":
-            self.menu = list(self.state.observation(self.seat).legal_actions)
-            return "\n".join(f"  {i + 1:>3}. {self.words.action(a)}" for i, a in enumerate(self.menu))
+            menu = self._menu(obs, obs.legal_actions)
+            self.menu = [a for a, _ in menu]
+            return "\n".join(f"  {i + 1:>3}. {t}" for i, (_, t) in enumerate(menu))
+        if word == "table":
+            return self.words.status(obs) or "nothing more to show"
         if word in ("events", "history"):
-            return "\n".join(f"  {self.words.event(e)}" for e in self.state.observation(self.seat).events)
+            return "\n".join(f"  {self.words.event(e)}" for e in obs.events)
         if word in ("notebook", "grid"):
             return self.notebook()
         if word == "board":
-            picture = self.words.board(getattr(self.state.observation(self.seat), "positions", ()))
+            picture = self.words.board(getattr(obs, "positions", ()))
             return picture if picture is not None else "this game is not played on a board"
         if word == "why":
             return self.why(tokens[1:])
-        legal = list(self.state.observation(self.seat).legal_actions)
+        menu = self._menu(obs, obs.legal_actions)
         if line.isdigit():
             k = int(line)
-            pool = self.menu or legal
+            pool = self.menu or [a for a, _ in menu]
             if not 1 <= k <= len(pool):
                 raise DeduceError(f"there is no action {k}; choose 1 to {len(pool)}")
             return self._play(pool[k - 1])
-        found = [a for a in legal if _matches(tokens, self.words.action(a))]
+        found = choose(line, menu)
         if not found:
-            raise DeduceError(f"no legal action matches {line!r}; type 'list' to see them")
+            return self._no_match(line, obs)
         if len(found) == 1:
             return self._play(found[0])
         self.menu = found
-        shown = [f"  {i + 1:>3}. {self.words.action(a)}" for i, a in enumerate(found[:_LIST_LIMIT])]
+        shown = [f"  {i + 1:>3}. {self.words.action(a, obs)}" for i, a in enumerate(found[:_LIST_LIMIT])]
         more = f"\n  ... and {len(found) - _LIST_LIMIT} more: add words to narrow down" if len(found) > _LIST_LIMIT else ""
         return f"{len(found)} actions match {line!r}; pick a number:\n" + "\n".join(shown) + more
 
+    def _no_match(self, line: str, obs: Observation) -> str:
+        """Why nothing matches: a barred room (Clue), else the list to look at."""
+        barred = getattr(obs, "barred_room", None)
+        deck = getattr(self.game, "deck", None)
+        if barred is not None and deck is not None and _matches(line.split()[-1:], deck[barred].name):
+            raise DeduceError(
+                f"no legal action matches {line!r}: you may not suggest in {deck[barred].name} again this turn"
+            )
+        raise DeduceError(f"no legal action matches {line!r}; type 'list' to see them")
+
     def _play(self, action: Action) -> str:
-        try:
-            self.state.apply(action)
-        except IllegalAction as exc:
-            raise DeduceError(str(exc)) from None
+        if action not in self.state.legal_actions():
+            try:
+                reason = self.state.explain_illegal(action)
+            except Exception:
+                reason = "not a legal action now"
+            raise IllegalAction(reason)
+        self.person.chosen, self._typed = action, True
         self.menu = []
-        return f"you: {self.words.action(action)}\n" + self.advance()
+        return self.advance()
 
     # -- notebook ---------------------------------------------------------------------------
     def _knowledge(self) -> Any:
@@ -313,6 +368,11 @@ class HumanGame:
         obs, kb = self._knowledge()
         try:
             tally = self.solver.tallies(kb)
+        except (NotSupported, NotImplementedError):
+            return (
+                f"no notebook now: the {self.solver.name} backend cannot count the deals of this game "
+                "once its cards have moved; 'deduce assist' shows where each card may still be"
+            )
         except DeduceError as exc:
             return f"no notebook for this game state: {exc}"
         lines = [render_grid(kb, tally, getattr(obs, "hand", ()))]
@@ -333,11 +393,15 @@ class HumanGame:
             return "no solver available to explain"
         obs, kb = self._knowledge()
         name = match_name(tokens, [c.name for c in kb.deck], "card")
-        return why(kb, kb.deck.card(name).id, self.solver, self.words.phraser(obs.events))
+        try:
+            return why(kb, kb.deck.card(name).id, self.solver, self.words.phraser(obs.events))
+        except (NotSupported, NotImplementedError):
+            return f"the {self.solver.name} backend cannot explain this game's deductions once its cards have moved"
 
 
 # -- the command ------------------------------------------------------------------------------
 def _config(args: argparse.Namespace) -> dict[str, Any]:
+    """The game's config fields from the options, each ``--set`` value typed by its field."""
     fields: dict[str, Any] = {}
     if args.players is not None:
         fields["num_players"] = args.players
@@ -346,29 +410,43 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
             raise DeduceError(f"--board is for clue, not {args.game}")
         fields["board_mode"] = "board"
     for item in args.set:
-        key, sep, raw = item.partition("=")
+        key, sep, _ = item.partition("=")
         if not sep or not key:
             raise DeduceError(f"--set takes FIELD=VALUE, not {item!r}")
-        value: Any = raw
-        if raw.lower() in ("true", "false"):
-            value = raw.lower() == "true"
-        else:
-            try:
-                value = int(raw)
-            except ValueError:
-                try:
-                    value = float(raw)
-                except ValueError:
-                    value = raw
-        fields[key] = value
+    if args.set:
+        fields.update(_typed(args.game, args.set))
     return fields
+
+
+def _typed(game: str, items: Sequence[str]) -> dict[str, Any]:
+    """``--set`` values typed by their config fields: the shared parser of
+    :mod:`deduce.cli.options` (where it is installed), else the older untyped reading."""
+    try:
+        from deduce.cli.options import parse_config  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return {key: _untyped(value) for key, _, value in (item.partition("=") for item in items)}
+    return parse_config(game, items, flag="--set")
+
+
+def _untyped(raw: str) -> Any:
+    """True/False, a number, or the text."""
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
 
 
 def _build(args: argparse.Namespace) -> HumanGame:
     import agents as agents_mod  # lazy: 'deduce --help' starts without loading the agents
     import deduce
     import solvers
-    from deduce.play import seeds_for
+    from deduce.apps.assist.text import match_name
+
+    match_name(args.game, game_names(), "game", exact=True)
     try:
         game = deduce.make(args.game, **_config(args))
     except (ValueError, TypeError) as exc:
@@ -386,14 +464,11 @@ def _build(args: argparse.Namespace) -> HumanGame:
         names = names * len(others)
     if len(names) != len(others):
         raise DeduceError(f"--agents: give one agent for all {len(others)} other seats, or one per seat; got {len(names)}")
-    deal_seed, *agent_seeds = seeds_for(args.seed, n + 1)
     agents: dict[int, Any] = {}
     for seat, name in zip(others, names, strict=True):
-        agent = agents_mod.get(name, game=game.name)
-        agent.reset(game, seat, agent_seeds[seat])
-        agents[seat] = agent
-    solver = solvers.get("auto")
-    return HumanGame(game, agents, args.seat, deal_seed, solver)
+        match_name(name, available, "agent", exact=True)
+        agents[seat] = agents_mod.get(name, game=game.name)
+    return HumanGame(game, agents, args.seat, args.seed, solvers.get("auto"), auto=args.auto)
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:

@@ -1,7 +1,9 @@
 """``deduce play``: a person against agents, driven through the command's own streams."""
 
 import io
+import re
 
+import numpy as np
 import pytest
 
 import deduce
@@ -61,8 +63,8 @@ def test_clue_against_agents_to_the_end():
 def test_every_game_is_playable_from_a_numbered_list():
     code, out = play(["2", "notebook"] + ["1"] * 300, "checkpoint-charlie", "--seed", "1", "--agents", "random")
     assert code == 0 and "Traceback" not in out
-    assert "    1. choose side side=0" in out and "you: choose side side=1" in out
-    assert "-- game over" in out and "scores: p0 " in out
+    assert "    1. side bare ears up" in out and "you: side hat up" in out
+    assert "-- game over" in out and "scores: p0 6, p1 -1, p2 -3, p3 2" in out  # the totals, not win flags
 
 
 def test_quit_and_end_of_input_leave_cleanly():
@@ -122,7 +124,8 @@ def test_clue_intrigue_edition_on_the_board():
     first = out.split("-- your turn")[1]
     assert "Pool" in first and "?" in first  # the pool and the "?" squares are drawn
     assert "drew a clock (a rolled '?'); 1 beside the board" in out
-    assert "    1. roll the dice\n>" in first and "accuse" not in first  # no accusing outside the pool
+    # the roll is the only choice outside the pool (no accusing there): it is played for you
+    assert "you: roll the dice (your only choice)" in out and "accuse" not in first
 
 
 def test_a_notebook_over_a_relaxed_knowledge_base_is_labelled_approximate():
@@ -133,3 +136,138 @@ def test_a_notebook_over_a_relaxed_knowledge_base_is_labelled_approximate():
     assert f"(approximate: {AlibiAdlungGame.knowledge_relaxed})" in out
     code, out = play(["notebook", "quit"], "clue", "--seed", "1", "--agents", "random")
     assert "envelope: " in out and "approximate" not in out  # Clue's knowledge is exact
+
+
+# -- a person sees names, never indices (issue 20) ----------------------------------------------
+#: what a bare index looks like in a transcript: a field=number, a Python value, a repr, or a
+#: number where a card, room, suspect, cat, side, feature or seat is meant
+BARE_INDEX = [
+    (re.compile(r"\b[a-z_]+=[-(\d]"), "a field=number"),
+    (re.compile(r"\b(None|True|False)\b"), "a Python value"),
+    (re.compile(r"\b[A-Z][A-Za-z]+\((?:[a-z_]+=|\d)"), "a repr"),
+    (re.compile(r"\b(?:room|play|played|led|give|gave|took|card|cat|side|suspect|feature|seat|player) \d{1,2}\b"), "a number"),
+]
+
+
+def bare_indices(transcript: str) -> list[tuple[str, str]]:
+    """Every place in ``transcript`` that shows an index where a name belongs."""
+    return [(why, m.group(0)) for rx, why in BARE_INDEX for m in rx.finditer(transcript)]
+
+
+def test_the_scanner_finds_what_the_old_play_printed():
+    old = """  clue drawn player=p0 feature=0
+  deduced player=p0 space=space kind=floor value=1 double=False
+you: meld sets=(18)
+    2. play card=23
+  row dealt row=(11, 3, 2, 4)"""
+    found = {text for _, text in bare_indices(old)}
+    assert {"feature=0", "value=1", "False", "sets=(", "card=2", "row=("} <= found
+    assert bare_indices("you: deduce room 306\n  p1 arrested [hat, glasses, grey, coat, newspaper]") == []
+    assert bare_indices("you: deduce room 23") == [("a number", "room 23")]
+
+
+#: per game: the options of a scripted game, and the lines typed before answering '1' to the end
+SCRIPTS = {
+    "clue": (["--agents", "deductive"], ["table", "list"]),
+    "alibi": (["--agents", "random"], ["table"]),
+    "alibi-adlung": (["--agents", "random"], ["table"]),
+    "mafia-code": (["--agents", "random"], ["table"]),
+    "checkpoint-charlie": (["--agents", "random"], ["table"]),
+    "crime-hotel": (["--agents", "random"], ["table", "list"]),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_scripted_game_shows_names_never_indices(name):
+    options, lines = SCRIPTS[name]
+    code, out = play(lines + ["1"] * 400, name, "--seed", "1", *options)
+    assert code == 0 and "Traceback" not in out and "internal error" not in out and "error:" not in out
+    assert "-- game over" in out, out[-2000:]
+    assert bare_indices(out) == []
+    assert "-- your turn" in out and "you: " in out
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_what_play_displays_can_be_typed_back(name):
+    """An action of the menu, typed as shown, is the action played (the last one, then the first)."""
+    from deduce.cli.play import HumanGame, _build
+
+    args = build_parser().parse_args(["play", name, "--seed", "2", "--agents", "random"])
+    session: HumanGame = _build(args)
+    session.start()
+    for pick in (-1, 0):
+        obs = session.state.observation(session.seat)
+        shown = [t for _, t in session._menu(obs, obs.legal_actions)]
+        assert shown
+        answer = session.feed(shown[pick])
+        assert f"you: {shown[pick]}" in answer, answer
+        if session.done:
+            break
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_every_legal_action_is_picked_out_by_its_own_words(name):
+    """Along a random game, the words of each legal action choose an action with those words,
+    and no event is worded as field=value."""
+    from deduce.cli.play import Words, choose
+
+    game = deduce.make(name)
+    words = Words(game)
+    state = game.new_initial_state(3)
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        obs = state.observation(state.current_player)
+        menu = {words.action(a, obs): a for a in obs.legal_actions}
+        items = [(a, t) for t, a in menu.items()]
+        for _action, text in items[:: max(1, len(items) // 15)]:
+            assert [words.action(a, obs) for a in choose(text, items)] == [text]
+        for event in obs.events:
+            assert bare_indices(Words(game, obs.player).event(event)) == []
+        state.apply(obs.legal_actions[int(rng.integers(len(obs.legal_actions)))])
+
+
+def test_every_turn_shows_the_private_information_and_the_table():
+    code, out = play(["1", "1", "quit"], "checkpoint-charlie", "--seed", "1", "--agents", "random")
+    turn = out.split("-- your turn")[2]
+    assert "your clue: the ears token (bare ears / hat), bare ears up" in turn
+    assert "p3: [" in turn or "p1: [" in turn or "(you): [" in turn  # cats in front of the players
+    assert "score tokens:" in turn and "tokens left: gold 5, white 12, black 8" in turn
+    code, out = play(["1", "1", "quit"], "crime-hotel", "--seed", "1", "--agents", "random")
+    assert "you are supporting (no skid marks): station your meeple in a department" in out
+    code, out = play(["1", "quit"], "mafia-code", "--seed", "1", "--agents", "random")
+    assert "p1: 10 cards, revealed red A" in out and "scores: you 1, p1 0, p2 0" in out
+
+
+def test_a_forced_single_action_is_played_unless_asked_not_to():
+    code, out = play(["1", "1", "quit"], "crime-hotel", "--seed", "1", "--agents", "random")
+    assert "you: play 308 (your only choice)" in out
+    code, out = play(["1", "1", "quit"], "crime-hotel", "--seed", "1", "--agents", "random", "--no-auto")
+    assert "(your only choice)" not in out and "    1. play 308\n>" in out
+
+
+def test_help_is_specific_to_the_game(capsys):
+    with pytest.raises(SystemExit):
+        main(["play", "crime-hotel", "--help"])
+    text = capsys.readouterr().out
+    assert "Crime Hotel actions:" in text and "deduce room 306" in text and "--no-auto" in text
+    code, out = play(["help", "quit"], "alibi-adlung", "--agents", "random")
+    assert "Alibi (Adlung) actions:" in out and "name SUSPECT" in out
+
+
+def test_unknown_names_get_did_you_mean(capsys):
+    assert main(["play", "checkpoint-charly"]) == 2
+    assert "unknown game 'checkpoint-charly'; did you mean checkpoint-charlie?" in capsys.readouterr().err
+    assert main(["play", "clue", "--agents", "deductiv"]) == 2
+    assert "unknown agent 'deductiv'; did you mean deductive" in capsys.readouterr().err
+    code, out = play(["why plumm", "quit"], "clue", "--agents", "random")
+    assert "error: unknown card 'plumm'; did you mean Professor Plum?" in out
+
+
+@pytest.mark.slow
+def test_an_alibi_notebook_the_backend_cannot_count_is_one_line():
+    code, out = play(["1", "1", "notebook", "why rage m1", "quit"], "alibi", "--agents", "random")
+    assert code == 0 and "internal error" not in out and "Traceback" not in out
+    assert "no notebook now: the auto backend cannot count" in out

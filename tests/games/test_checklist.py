@@ -22,8 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: (game, capability) -> why it is missing for now
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    **{(g, "wording"): "issue 20: a wording module per game" for g in
-       ("alibi", "alibi-adlung", "mafia-code", "checkpoint-charlie", "crime-hotel")},
     **{(g, "example log"): "issue 20: an example player-view log per game" for g in
        ("alibi", "alibi-adlung", "mafia-code", "checkpoint-charlie", "crime-hotel")},
 }

@@ -31,6 +31,8 @@ __all__ = [
     "Recommender",
     "heuristic_recommendation",
     "match_name",
+    "suggest",
+    "unknown",
     "read_names",
     "render_grid",
 ]
@@ -59,20 +61,55 @@ def _matches(tokens: Sequence[str], name: str) -> bool:
     return False
 
 
-def match_name(text: str | Sequence[str], names: Sequence[str], what: str = "name") -> str:
+def suggest(text: str, names: Sequence[str], count: int = 3) -> list[str]:
+    """The names closest in spelling to ``text``, for a "did you mean" hint: difflib's ratio
+    against the whole name or one of its words ("plumm" is close to Professor Plum)."""
+    import difflib
+
+    key = normalise_name(text)
+    if not key:
+        return []
+
+    def score(name: str) -> float:
+        parts = [normalise_name(name), *(normalise_name(w) for w in _words(name))]
+        return max(difflib.SequenceMatcher(None, key, p).ratio() for p in parts if p)
+
+    scored = sorted(((score(n), i) for i, n in enumerate(names)), key=lambda si: (-si[0], si[1]))
+    return [names[i] for s, i in scored[:count] if s >= 0.75]
+
+
+def unknown(text: str, names: Sequence[str], what: str) -> UnknownName:
+    """The error for a name that is not one of ``names``: the closest names as "did you mean",
+    else the known names (when there are few enough to list)."""
+    close = suggest(text, names)
+    if close:
+        hint = f"; did you mean {' or '.join(close)}?"
+    elif len(names) <= 12:
+        hint = f"; known {what}s: {', '.join(names)}"
+    else:
+        hint = ""
+    return UnknownName(f"unknown {what} {text!r}{hint}")
+
+
+def match_name(text: str | Sequence[str], names: Sequence[str], what: str = "name", exact: bool = False) -> str:
     """The one name in ``names`` that ``text`` abbreviates (an exact match wins), or an error
-    naming the input and the candidates."""
+    naming the input and the candidates ("did you mean ..." for a near miss). ``exact``: only
+    the name itself will do (a game or an agent)."""
     tokens = text.split() if isinstance(text, str) else list(text)
     shown = " ".join(tokens)
+    if exact:
+        if shown in names:
+            return shown
+        raise unknown(shown, names, what)
     joined = "".join(normalise_name(t) for t in tokens)
-    exact = [n for n in names if normalise_name(n) == joined and joined]
-    if len(exact) == 1:
-        return exact[0]
+    exact_names = [n for n in names if normalise_name(n) == joined and joined]
+    if len(exact_names) == 1:
+        return exact_names[0]
     found = [n for n in names if _matches(tokens, n)]
     if len(found) == 1:
         return found[0]
     if not found:
-        raise UnknownName(f"unknown {what} {shown!r}")
+        raise unknown(shown, names, what)
     raise DeduceError(f"{what} {shown!r} is ambiguous: it could be {', '.join(found)}")
 
 

@@ -4,7 +4,7 @@ Modules: ``rules`` (the engine and its static knowledge), ``history`` (the time-
 knowledge an exact posterior needs), ``log`` (the player-view log, in card faces), ``actions`` (the action numbering).
 """
 
-from deduce.games.alibi_adlung import log
+from deduce.games.alibi_adlung import log, text
 from deduce.games.alibi_adlung.actions import action_index
 from deduce.games.alibi_adlung.rules import (
     AlibiAdlungConfig,
@@ -19,6 +19,7 @@ INFO = GameInfo(
     name="alibi-adlung",
     game=AlibiAdlungGame,
     log=log,  # type: ignore[arg-type]
+    wording=lambda game: text,  # type: ignore[arg-type, return-value]
     incremental=False,
     actions=action_index,  # type: ignore[arg-type]
 )

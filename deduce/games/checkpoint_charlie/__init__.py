@@ -1,11 +1,11 @@
 """Checkpoint Charlie (RULES.md §3).
 
-Modules: ``rules`` (the engine and its knowledge of the current round), ``log`` (the player-view log),
+Modules: ``rules`` (the engine and its knowledge of the current round), ``log`` (the player-view log), ``text`` (its words for people),
 ``actions`` (the action numbering).
 """
 
 from deduce.games.base import GameInfo
-from deduce.games.checkpoint_charlie import log
+from deduce.games.checkpoint_charlie import log, text
 from deduce.games.checkpoint_charlie.actions import action_index
 from deduce.games.checkpoint_charlie.rules import (
     CheckpointCharlieConfig,
@@ -19,6 +19,7 @@ INFO = GameInfo(
     name="checkpoint-charlie",
     game=CheckpointCharlieGame,
     log=log,  # type: ignore[arg-type]
+    wording=lambda game: text,  # type: ignore[arg-type, return-value]
     incremental=True,
     actions=action_index,  # type: ignore[arg-type]
 )

@@ -11,13 +11,16 @@ from collections.abc import Callable, Sequence
 
 from deduce.constraints import Constraint
 from deduce.errors import InvalidConfig
-from deduce.games.base import Action, Event
+from deduce.games.base import Action, Event, Observation
 from deduce.games.clue import text as clue_text
 from deduce.games.clue.board import render
 from deduce.games.clue.intrigue import CLOCK, Decline, Eliminated, IntrigueDrawn, UseAnyRoom
 from deduce.games.clue.rules import ClueGame, Move, Roll, Rolled, Suggestion, TokenMoved
 
-__all__ = ["event_text", "action_text", "phraser", "board_text"]
+__all__ = ["event_text", "action_text", "phraser", "board_text", "status_text", "actions_help"]
+
+status_text = clue_text.status_text
+actions_help = clue_text.actions_help
 
 
 def _seat_name(game: ClueGame, seat: int, you: int | None) -> str:
@@ -58,14 +61,16 @@ def event_text(game: ClueGame, event: Event, you: int | None = None) -> str:
     text = clue_text.event_text(game, event, you)
     if isinstance(event, Suggestion) and event.declined:
         names = ", ".join(_seat_name(game, p, you) for p in event.declined)
-        text += f"; declined to show (holding one of them): {names}"
+        if not event.refuters:  # they could have refuted: it is not that nobody could
+            text = text.replace("nobody could refute", "nobody showed a card")
+        text += f"; declined to show (holding one of them, with a decline card): {names}"
     return text
 
 
 _CARD_WORDS = {"any_room": "a 'move to any room' card", "decline": "a 'decline to show' card"}
 
 
-def action_text(game: ClueGame, action: Action) -> str:
+def action_text(game: ClueGame, action: Action, observation: Observation | None = None) -> str:
     """One action in words (what a player types a prefix of to choose it)."""
     board = game.board
     if isinstance(action, Roll):
@@ -91,4 +96,14 @@ def board_text(game: ClueGame, positions: Sequence[int], you: int | None = None)
     if board is None:
         raise InvalidConfig("board_mode", game.config.board_mode, "this Clue game is played without the board")
     legend = [_token(game, t, you) for t in range(len(positions))]
-    return render(board, positions, legend=legend)
+    return _labelled(render(board, positions, legend=legend), board.height, board.width)
+
+
+def _labelled(picture: str, height: int, width: int) -> str:
+    """The map with its row numbers on the left and column numbers on top, so a square named
+    ``r18c6`` (row 18, column 6) can be found."""
+    lines = picture.split("\n")
+    tens = "".join(str(x // 10) if x % 10 == 0 else " " for x in range(width))
+    ones = "".join(str(x % 10) for x in range(width))
+    rows = [f"r{y:<2} {line}" for y, line in enumerate(lines[:height])]
+    return "\n".join(["c   " + tens.rstrip(), "    " + ones, *rows, *lines[height:]])

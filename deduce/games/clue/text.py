@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from deduce.constraints import At, AtLeastOne, Constraint, NotAll
-from deduce.games.base import Action, Event
+from deduce.games.base import Action, Event, Observation
 from deduce.games.clue.rules import (
     ENVELOPE,
     EXTRA,
@@ -21,6 +21,7 @@ from deduce.games.clue.rules import (
     CardAt,
     CardNotAt,
     ClueGame,
+    ClueObservation,
     Dealt,
     EndTurn,
     EnvelopeSeen,
@@ -32,7 +33,7 @@ from deduce.games.clue.rules import (
     ViewExtra,
 )
 
-__all__ = ["event_text", "action_text", "phraser", "cards_text"]
+__all__ = ["event_text", "action_text", "phraser", "cards_text", "status_text", "actions_help"]
 
 
 def cards_text(game: ClueGame, cards: Sequence[int]) -> str:
@@ -102,7 +103,7 @@ def event_text(game: ClueGame, event: Event, you: int | None = None) -> str:
     return repr(event)
 
 
-def action_text(game: ClueGame, action: Action) -> str:
+def action_text(game: ClueGame, action: Action, observation: Observation | None = None) -> str:
     """One action in words (also what a player types a prefix of to choose it)."""
     if isinstance(action, Suggest):
         return f"suggest {cards_text(game, action.cards)}"
@@ -148,3 +149,39 @@ def phraser(game: ClueGame, events: Sequence[Event]) -> Callable[[Constraint, st
         return None
 
     return phrase
+
+
+def status_text(game: ClueGame, observation: Observation) -> str:
+    """Your hand, bonus cards, the room you may not suggest in, and what you are refuting."""
+    obs = observation
+    if not isinstance(obs, ClueObservation):
+        return ""
+    lines = []
+    if obs.hand:
+        lines.append(f"your hand: {cards_text(game, obs.hand)}")
+    if obs.intrigue_hand:
+        lines.append(f"your intrigue cards: {', '.join(k.replace('_', ' ') for k in obs.intrigue_hand)}")
+    barred = getattr(obs, "barred_room", None)
+    if barred is not None:
+        lines.append(f"you may not suggest in {game.deck[barred].name} this turn (your last suggestion was there)")
+    if obs.to_refute:
+        by, cards = obs.to_refute
+        lines.append(f"you are refuting: {game.config.names[by]} suggested {cards_text(game, cards)}; show one of your cards")
+    return "\n".join(lines)
+
+
+def actions_help(game: ClueGame) -> str:
+    """The game's actions with an example of each."""
+    board = (
+        "  roll the dice             (on the board) then 'move to ROOM' or a square like 'move to r17c7'\n"
+        if game.board is not None
+        else ""
+    )
+    return (
+        "Clue actions:\n"
+        + board
+        + "  suggest SUSPECT WEAPON ROOM   e.g. 'suggest Mr. Green, Rope, Kitchen' or 'sug gr rope kit'\n"
+        "  accuse SUSPECT WEAPON ROOM    e.g. 'acc plum knife hall' (a wrong accusation puts you out)\n"
+        "  show CARD                     when refuting: show one of the named cards (e.g. 'show rope')\n"
+        "  end turn"
+    )

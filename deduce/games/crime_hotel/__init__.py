@@ -5,7 +5,7 @@ Modules: ``rules`` (the engine and its time-indexed knowledge of the current gam
 """
 
 from deduce.games.base import GameInfo
-from deduce.games.crime_hotel import log
+from deduce.games.crime_hotel import log, text
 from deduce.games.crime_hotel.actions import action_index
 from deduce.games.crime_hotel.rules import (
     CrimeHotelConfig,
@@ -19,6 +19,7 @@ INFO = GameInfo(
     name="crime-hotel",
     game=CrimeHotelGame,
     log=log,  # type: ignore[arg-type]
+    wording=lambda game: text,  # type: ignore[arg-type, return-value]
     incremental=False,
     actions=action_index,  # type: ignore[arg-type]
 )
