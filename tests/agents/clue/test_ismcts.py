@@ -93,7 +93,7 @@ def test_iteration_budget_is_exact_and_more_time_means_more_iterations():
     agent.reset(game, 0, 1)
     agent.act(obs)
     assert agent.searches[-1].iterations == 25
-    slow, fast = (ISMCTSAgent(deadline=1.0) for _ in range(2))
+    slow, fast = (ISMCTSAgent(deadline=1.0, iterations=None, classes=None) for _ in range(2))
     for a, step in ((slow, 0.05), (fast, 0.002)):
         a.reset(game, 0, 1)
         a.clock = FakeClock(step)
