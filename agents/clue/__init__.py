@@ -3,7 +3,10 @@
 question that most raises the chance of a right accusation), ``lookahead`` and ``ismcts`` (search);
 on the board, movement policies around them (``*-board``, ``deductive-target``, ...).
 
-Modules: ``deduction`` (notebook to racer), ``questions`` (exact scoring of suggestions),
+Opponents of other styles (``styles``): ``aggressive-accuser``, ``own-evidence``,
+``own-card-prober``, ``memory-notebook``.
+
+Modules: ``deduction`` (notebook to racer), ``styles`` (the other styles), ``questions`` (exact scoring of suggestions),
 ``lookahead``, ``ismcts``, ``board``.
 """
 
@@ -15,6 +18,10 @@ AGENTS: dict[str, str] = {
     "racer": "agents.clue.deduction:RacerAgent",
     "lookahead": "agents.clue.lookahead:LookaheadAgent",
     "ismcts": "agents.clue.ismcts:ISMCTSAgent",
+    "aggressive-accuser": "agents.clue.styles:AggressiveAccuserAgent",
+    "own-evidence": "agents.clue.styles:OwnEvidenceAgent",
+    "own-card-prober": "agents.clue.styles:OwnCardProberAgent",
+    "memory-notebook": "agents.clue.styles:MemoryNotebookAgent",
     "notebook-board": "agents.clue.board:NotebookBoardAgent",
     "deductive-board": "agents.clue.board:DeductiveBoardAgent",
     "deductive-target": "agents.clue.board:DeductiveTargetAgent",
