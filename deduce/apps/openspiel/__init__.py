@@ -1,0 +1,48 @@
+"""Every deduce game as an OpenSpiel game (``pip install 'deduce[openspiel]'``).
+
+Importing this package registers the games with pyspiel, as OpenSpiel's own Python games do::
+
+    import pyspiel
+    import deduce.apps.openspiel  # registers python_deduce_clue, ...
+
+    game = pyspiel.load_game("python_deduce_clue", {"players": 4})
+    state = game.new_initial_state()
+
+Names: ``python_deduce_<game>`` with ``-`` as ``_`` (:func:`game_names`); Clue is played
+without the board (its action numbering has no board moves yet). Parameters are the game's config
+fields (:mod:`deduce.apps.openspiel.params`). The modules: ``game`` (GameType, GameInfo,
+states), ``chance`` (the deal), ``observer`` (strings and tensors), ``resample`` (exact
+resampling of hidden worlds, what OpenSpiel's ISMCTS asks of a game), ``bots`` (a deduce agent
+as a ``pyspiel.Bot``) and ``agents`` (OpenSpiel's bots as deduce agents).
+"""
+
+from __future__ import annotations
+
+try:
+    import pyspiel
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("deduce.apps.openspiel needs OpenSpiel: pip install 'deduce[openspiel]'") from exc
+
+from deduce.apps.openspiel.game import (
+    REGISTRATIONS,
+    DeduceGame,
+    DeduceState,
+    register_all,
+    short_name,
+)
+
+__all__ = ["DeduceGame", "DeduceState", "REGISTRATIONS", "game_names", "load_game", "short_name"]
+
+register_all()
+
+
+def game_names() -> tuple[str, ...]:
+    """The OpenSpiel names of every registered deduce game."""
+    return tuple(r.short_name for r in REGISTRATIONS)
+
+
+def load_game(name: str, **params: object) -> DeduceGame:
+    """``pyspiel.load_game(name, params)``, typed; ``name`` may be a deduce game name too."""
+    if not name.startswith("python_deduce_"):
+        name = short_name(name)
+    return pyspiel.load_game(name, dict(params))

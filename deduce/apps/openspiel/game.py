@@ -1,0 +1,288 @@
+"""A deduce game as an OpenSpiel Python game: its declared type, its parameters and its states.
+
+The OpenSpiel state holds the engine's state (the truth) once the deal is over. Player actions
+are the game's declared numbering (:func:`deduce.actions.action_index`, from its
+``GameInfo.actions``); chance is the deal (:mod:`deduce.apps.openspiel.chance`). Returns are 1
+for every seat the rules name a winner (``State.winners()``: tie-breaks included, a shared win
+pays each sharer) and 0 otherwise, so the game is general-sum with utilities in [0, 1]; a game
+cut off after ``max_game_length`` player moves ends with no winner.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from deduce.actions import ActionIndex, action_index
+from deduce.apps.openspiel import params as P
+from deduce.apps.openspiel.chance import CardDeal, SeedDeal
+from deduce.apps.openspiel.observer import DeduceObserver, knowledge_tensor
+from deduce.errors import IllegalAction, InvalidConfig
+from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.registry import game_info, make
+
+__all__ = ["Registration", "REGISTRATIONS", "DeduceGame", "DeduceState", "short_name"]
+
+PREFIX = "python_deduce_"
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One OpenSpiel game: the deduce game it plays and whether its chance is sampled."""
+
+    short_name: str
+    game: str
+    sampled: bool
+    #: parameters whose value this registration fixes (what the adapter cannot play yet)
+    fixed: tuple[tuple[str, Any], ...] = ()
+    long_name: str = ""
+
+
+def short_name(game: str, suffix: str = "") -> str:
+    """The OpenSpiel name of a deduce game: ``"mafia-code"`` -> ``"python_deduce_mafia_code"``."""
+    return PREFIX + game.replace("-", "_") + (f"_{suffix}" if suffix else "")
+
+
+#: every registered OpenSpiel game. Clue without the board deals with explicit chance (its engine
+#: draws nothing after the deal); the other engines draw during play, so their chance is sampled.
+#: Clue on the board is not registered yet: its action numbering (deduce/games/clue/actions.py)
+#: has no board moves (roll, move, the intrigue cards).
+REGISTRATIONS: tuple[Registration, ...] = (
+    Registration(short_name("clue"), "clue", False, fixed=(("board_mode", "any_room"), ("edition", "classic")),
+                 long_name="Clue (deduce, without the board)"),
+    Registration(short_name("alibi"), "alibi", True, long_name="Alibi (deduce)"),
+    Registration(short_name("alibi-adlung"), "alibi-adlung", True, long_name="Alibi, Adlung edition (deduce)"),
+    Registration(short_name("mafia-code"), "mafia-code", True, long_name="Mafia Code (deduce)"),
+    Registration(short_name("checkpoint-charlie"), "checkpoint-charlie", True, long_name="Checkpoint Charlie (deduce)"),
+    Registration(short_name("crime-hotel"), "crime-hotel", True, long_name="Crime Hotel (deduce)"),
+)
+
+
+def game_type(reg: Registration) -> pyspiel.GameType:
+    """The truthful GameType of one registration (see the module docstring)."""
+    cls = game_info(reg.game).game
+    chance = pyspiel.GameType.ChanceMode
+    return pyspiel.GameType(
+        short_name=reg.short_name,
+        long_name=reg.long_name or reg.short_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=chance.SAMPLED_STOCHASTIC if reg.sampled else chance.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=cls.max_players,
+        min_num_players=cls.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=P.defaults(cls, reg.sampled),
+    )
+
+
+class DeduceGame(pyspiel.Game):
+    """One configured deduce game as an OpenSpiel game (built by ``pyspiel.load_game``)."""
+
+    registration: Registration
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        reg = self.registration
+        spec = P.defaults(game_info(reg.game).game, reg.sampled)
+        given = {**spec, **dict(params or {})}
+        for key, value in reg.fixed:
+            if given.get(key) != value:
+                raise InvalidConfig(key, given.get(key), f"{reg.short_name} plays only {key}={value!r}")
+        fields = P.config_fields(game_info(reg.game).game, {k: v for k, v in given.items() if spec.get(k) != v})
+        #: the deduce game this OpenSpiel game plays
+        self.deduce: Game = make(reg.game, **fields)
+        self.max_moves = int(given[P.MAX_GAME_LENGTH])
+        if self.max_moves < 1:
+            raise InvalidConfig(P.MAX_GAME_LENGTH, self.max_moves, "max_game_length must be positive")
+        #: the fixed action numbering
+        self.actions: ActionIndex = action_index(self.deduce)
+        self.deal: CardDeal | SeedDeal = SeedDeal(self.deduce) if reg.sampled else CardDeal(self.deduce)  # type: ignore[arg-type]
+        self._seeds = np.random.default_rng(int(given.get(P.RNG_SEED, 0)))
+        probe = self.deduce.new_initial_state(0)
+        self.tensor_size = int(knowledge_tensor(self.deduce, probe.observation(0), 0).size)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.actions.size,
+            max_chance_outcomes=self.deal.max_outcomes,
+            num_players=self.deduce.num_players,
+            min_utility=0.0,
+            max_utility=1.0,
+            max_game_length=self.max_moves,
+        )
+        super().__init__(game_type(reg), info, dict(given))
+
+    def new_initial_state(self) -> DeduceState:
+        """A new game at its first chance node (a sampled deal draws its seed now)."""
+        seed = SeedDeal.draw(self._seeds) if isinstance(self.deal, SeedDeal) else None
+        return DeduceState(self, seed)
+
+    def get_rng_state(self) -> str:
+        """The state of the generator that draws new games' seeds (OpenSpiel's sampled-chance
+        protocol: a state's own chance outcome is fixed when it is created)."""
+        return json.dumps(self._seeds.bit_generator.state)
+
+    def set_rng_state(self, rng_state: str) -> None:
+        """Restore :meth:`get_rng_state`'s value."""
+        self._seeds.bit_generator.state = json.loads(rng_state)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> DeduceObserver:
+        """The observer: perfect recall -> information state; otherwise the observation."""
+        if params:
+            raise InvalidConfig("params", dict(params), "the observer takes no parameters")
+        perfect = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        return DeduceObserver(self.deduce, perfect, self.tensor_size)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One player move as it happened: who, the game action, and the events it caused."""
+
+    seat: int
+    action: Action
+    events: tuple[Event, ...]
+
+
+class _Engine:
+    """Holds the engine's state and the moves so far; OpenSpiel's clone deep-copies a state's
+    attributes, and this copies the engine with its own (cheaper) ``clone`` and shares the
+    immutable steps."""
+
+    __slots__ = ("state", "steps")
+
+    def __init__(self, state: State, steps: list[Step] | None = None) -> None:
+        self.state = state
+        self.steps: list[Step] = steps if steps is not None else []
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Engine:
+        return _Engine(self.state.clone(), list(self.steps))
+
+
+class DeduceState(pyspiel.State):
+    """An OpenSpiel state of a deduce game: chance (the deal), then the engine's moves."""
+
+    def __init__(self, game: DeduceGame, seed: int | None = None) -> None:
+        super().__init__(game)
+        self.drawn: list[int] = []
+        self._seed = seed
+        self._engine: _Engine | None = None
+        self.truncated = False
+
+    @property
+    def _game(self) -> DeduceGame:
+        """The game (not an attribute: OpenSpiel's clone deep-copies attributes)."""
+        return self.get_game()
+
+    # -- what the rest of deduce reads ------------------------------------------------------
+    @property
+    def engine(self) -> State | None:
+        """The engine's state (the truth), or None while the deal is being drawn."""
+        return None if self._engine is None else self._engine.state
+
+    @property
+    def steps(self) -> list[Step]:
+        """Every player move so far (resampling replays them)."""
+        return [] if self._engine is None else self._engine.steps
+
+    def deduce_observation(self, player: int) -> Observation | None:
+        """``player``'s deduce observation (None before the deal is over)."""
+        return None if self._engine is None else self._engine.state.observation(player)
+
+    # -- OpenSpiel's API --------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self._engine is None:
+            return pyspiel.PlayerId.CHANCE
+        if self.truncated or self._engine.state.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        return int(self._engine.state.current_player)
+
+    def is_terminal(self) -> bool:
+        return self._engine is not None and (self.truncated or self._engine.state.is_terminal())
+
+    def _legal_actions(self, player: int) -> list[int]:
+        engine = self.engine
+        if engine is None or self.is_terminal() or player != engine.current_player:
+            return []
+        return sorted(self._game.actions.encode(a) for a in engine.legal_actions())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._engine is not None:
+            return []
+        if isinstance(self._game.deal, SeedDeal):
+            return [(int(self._seed or 0), 1.0)]
+        return self._game.deal.outcomes(self.drawn)
+
+    def _apply_action(self, action: int) -> None:
+        game = self._game
+        if self._engine is None:
+            game.deal.check(self.drawn, int(action))
+            self.drawn.append(int(action))
+            if len(self.drawn) == game.deal.length():
+                self._engine = _Engine(game.deal.state(self.drawn))
+            return
+        if self.is_terminal():
+            raise IllegalAction(f"action {action}: the game is over")
+        engine = self._engine.state
+        seat = int(engine.current_player)
+        move = game.actions.decode(int(action))
+        events = engine.apply(move)
+        self._engine.steps.append(Step(seat, move, tuple(events or ())))
+        if len(self._engine.steps) >= game.max_moves and not engine.is_terminal():
+            self.truncated = True
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        game = self._game
+        if player == pyspiel.PlayerId.CHANCE:
+            return game.deal.label(self.drawn, int(action))
+        move = game.actions.decode(int(action))
+        wording = game_info(game.deduce.name).wording
+        return wording(game.deduce).action_text(game.deduce, move) if wording is not None else repr(move)
+
+    def returns(self) -> list[float]:
+        n = self._game.deduce.num_players
+        engine = self.engine
+        if engine is None or self.truncated or not engine.is_terminal():
+            return [0.0] * n
+        winners = set(engine.winners())
+        return [1.0 if p in winners else 0.0 for p in range(n)]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> DeduceState:
+        """A state drawn uniformly from the worlds consistent with ``player_id``'s
+        information, with the same moves (see :mod:`deduce.apps.openspiel.resample`)."""
+        from deduce.apps.openspiel.resample import resample
+
+        seed = int(probability_sampler() * 2**53)
+        return resample(self, int(player_id), np.random.default_rng(seed))
+
+    def __str__(self) -> str:
+        engine = self.engine
+        if engine is None:
+            return f"dealing: {len(self.drawn)} of {self._game.deal.length()} chance outcomes drawn"
+        lines = [f"{type(s.action).__name__} by seat {s.seat}: {s.action!r}" for s in self.steps[-3:]]
+        who = "over" if self.is_terminal() else f"seat {engine.current_player} to act"
+        return "\n".join([f"move {len(self.steps)}, {who}", *lines])
+
+
+def _game_class(reg: Registration) -> type[DeduceGame]:
+    """A DeduceGame subclass bound to one registration (pyspiel registers a class per name)."""
+    name = "".join(part.title() for part in reg.short_name.split("_")) + "Game"
+    return type(name, (DeduceGame,), {"registration": reg})
+
+
+def register_all() -> dict[str, type[DeduceGame]]:
+    """Register every game of :data:`REGISTRATIONS` with pyspiel (once per process)."""
+    known = set(pyspiel.registered_names())
+    classes = {}
+    for reg in REGISTRATIONS:
+        cls = _game_class(reg)
+        classes[reg.short_name] = cls
+        if reg.short_name not in known:
+            pyspiel.register_game(game_type(reg), cls)
+    return classes
