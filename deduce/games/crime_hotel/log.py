@@ -146,6 +146,10 @@ class _Reader(LogReader):
     def event(self, raw: Mapping[str, Any]) -> Event:
         kind = raw["type"]
         cfg, names = self.game.config, self.game.config.names
+        if self.trick and kind not in ("play", "trick", "game"):
+            # actions and reveals come after a trick is complete: the open trick's cards are
+            # one step of the knowledge (they go public together)
+            raise self.fail(f"the trick is still open ({len(self.trick)} of {self.game.num_players} played)")
         if kind == "game":
             self.keys(raw, {"leader", "revealed"})
             leader = self.player(raw["leader"], "leader")

@@ -8,8 +8,9 @@ room space), the others go to a police-station department (move police, card exc
 check, double placement, bonus points). The beginner rule drops the departments. After the last
 round the remaining cards and the hidden room are revealed and the meeples score.
 
-Knowledge is time-indexed: epoch 0 is the deal; every completed trick moves one card per
-player to ``public`` and every exchange swaps k cards between two hands, each through a
+Knowledge is time-indexed: epoch 0 is the deal; every trick (from its first play on, so the
+cards of a trick still open are public too) moves one card per player that played to
+``public``, the final reveals move the last hands there, and every exchange swaps k cards between two hands, each through a
 :class:`~deduce.constraints.Transfer`. ``State.world()`` is ``[epoch, card]`` for the current
 game, in the same coordinates.
 """
@@ -447,9 +448,22 @@ class CrimeHotelGame(Game[CrimeHotelConfig]):
         return tuple(events[start:])
 
     @staticmethod
-    def epochs_of(events: Sequence[Event]) -> int:
-        """Epochs of the current game: the deal, plus one per completed trick and per exchange."""
-        return 1 + sum(1 for e in events if isinstance(e, (TrickDone, Exchanged)))
+    def run_ends(events: Sequence[Event]) -> frozenset[int]:
+        """Indices of the events that close a run of plays (one trick, open or complete) or of
+        final reveals: the cards of a run go public together, in one epoch."""
+        ends = set()
+        for i, e in enumerate(events):
+            if isinstance(e, (Played, FinalRevealed)):
+                nxt = events[i + 1] if i + 1 < len(events) else None
+                if type(nxt) is not type(e):
+                    ends.add(i)
+        return frozenset(ends)
+
+    @classmethod
+    def epochs_of(cls, events: Sequence[Event]) -> int:
+        """Epochs of the current game: the deal, plus one per trick (from its first play on),
+        per exchange and for the final reveals."""
+        return 1 + len(cls.run_ends(events)) + sum(1 for e in events if isinstance(e, Exchanged))
 
     def knowledge(self, observation: Observation, check: Any = False) -> KnowledgeBase:
         """The observing player's time-indexed knowledge base of the game in progress."""
@@ -462,30 +476,41 @@ class CrimeHotelGame(Game[CrimeHotelConfig]):
         everything = range(len(self.deck))
         revealed = cfg.leftover_count() if cfg.leftover == "reveal" else 0
 
-        def sizes(e: int, tricks: int) -> list[Constraint]:
-            out: list[Constraint] = [Count(everything, p, cfg.hand_size - tricks, epoch=e) for p in range(n)]
-            out += [Count(everything, hid, 1, epoch=e), Count(everything, pub, revealed + n * tricks, epoch=e)]
+        held = [cfg.hand_size] * n  # cards in each hand at the current epoch
+
+        def sizes(e: int, lit: int) -> list[Constraint]:
+            out: list[Constraint] = [Count(everything, p, held[p], epoch=e) for p in range(n)]
+            out += [Count(everything, hid, 1, epoch=e), Count(everything, pub, lit, epoch=e)]
             if box is not None:
                 out.append(Count(everything, box, cfg.leftover_count(), epoch=e))
             return out
 
-        e, tricks = 0, 0
-        kb.extend(sizes(0, 0), source="rules", check=False)
+        ends = self.run_ends(events)
+        run: list[tuple[int, int]] = []  # (owner, card) of the plays or final reveals going public
+        e, lit = 0, revealed
+        kb.extend(sizes(0, lit), source="rules", check=False)
         for i, event in enumerate(events):
             new: list[Constraint] = []
             if isinstance(event, GameStarted):
                 new = [At(c, pub, epoch=0) for c in event.revealed]
             elif isinstance(event, Dealt):
                 new = [At(c, event.player, epoch=0) for c in event.cards]
-            elif isinstance(event, Played):
+            elif isinstance(event, (Played, FinalRevealed)):
+                # a played card, and a card revealed at the end, is public from then on (RULES
+                # 4C/4E): it leaves its owner's hand in the epoch of its trick (or of the reveal)
                 new = [At(event.card, event.player, epoch=e)]
-                if event.led is not None and self.floor_of[event.card] != event.led:
+                if isinstance(event, Played) and event.led is not None and self.floor_of[event.card] != event.led:
                     new.append(Count(self.floor_cards[event.led], event.player, 0, epoch=e))
-            elif isinstance(event, TrickDone):
-                new = [Transfer(e, [(p, pub, 1) for p in range(n)])]
-                e += 1
-                tricks += 1
-                new += [At(c, pub, epoch=e) for c in event.cards] + sizes(e, tricks)
+                run.append((event.player, event.card))
+                if i in ends:
+                    moved = [sum(1 for q, _ in run if q == p) for p in range(n)]
+                    new.append(Transfer(e, [(p, pub, k) for p, k in enumerate(moved) if k]))
+                    e += 1
+                    for p, k in enumerate(moved):
+                        held[p] -= k
+                    lit += len(run)
+                    new += [At(c, pub, epoch=e) for _, c in run] + sizes(e, lit)
+                    run = []
             elif isinstance(event, Exchanged):
                 a, t = event.actor, event.target
                 new = [Transfer(e, [(a, t, event.k), (t, a, event.k)])]
@@ -494,11 +519,9 @@ class CrimeHotelGame(Game[CrimeHotelConfig]):
                 for c in event.taken or ():
                     new += [At(c, t, epoch=e), At(c, a, epoch=e + 1)]
                 e += 1
-                new += sizes(e, tricks)
+                new += sizes(e, lit)
             elif isinstance(event, Checked) and event.cards is not None:
                 new = [At(c, event.target, epoch=e) for c in event.cards]
-            elif isinstance(event, FinalRevealed):
-                new = [At(event.card, event.player, epoch=e)]
             elif isinstance(event, HiddenRevealed):
                 new = [At(event.card, hid, epoch=e)]
             if new:
@@ -574,6 +597,7 @@ class CrimeHotelState(State):
         self.stations: dict[str, list[int]] = {d: [] for d in DEPARTMENTS}
         self.double_used = [0] * n
         self.public: set[int] = set(self.leftover) if cfg.leftover == "reveal" else set()
+        self.final_revealed: set[int] = set()
         self._snapshots: list[np.ndarray] = []
         revealed = self.leftover if cfg.leftover == "reveal" else ()
         self._events.append(GameStarted(self.game_index, self.leader, revealed))
@@ -591,6 +615,9 @@ class CrimeHotelState(State):
         for p, hand in enumerate(self.hands):
             for c in hand:
                 w[c] = p
+        # the open trick's cards and the final reveals are public already (RULES 4C/4E)
+        for c in [c for _, c in self.trick] + sorted(self.final_revealed):
+            w[c] = pub
         w[self.hidden] = locs.index(HIDDEN)
         if BOX in locs:
             for c in self.leftover:
@@ -771,6 +798,7 @@ class CrimeHotelState(State):
         other.stations = {d: list(v) for d, v in self.stations.items()}
         other.double_used = list(self.double_used)
         other.public = set(self.public)
+        other.final_revealed = set(self.final_revealed)
         other._snapshots = list(self._snapshots)
         other.rng = copy.deepcopy(self.rng)
         return other
@@ -807,6 +835,10 @@ class CrimeHotelState(State):
     def _play(self, who: int, card: int) -> None:
         led = self.led
         self.trick.append((who, card))
+        if len(self.trick) == 1:  # a trick is one epoch of the knowledge, from its first play on
+            self._snapshot()
+        else:
+            self._snapshots[-1] = self._current_world()
         self._emit(Played(who, card, led))
         if len(self.trick) < self.game.num_players:
             return
@@ -818,7 +850,6 @@ class CrimeHotelState(State):
             self.public.add(c)
         self.police_car = self.parking[0]
         self.trick = []
-        self._snapshot()
         self._emit(TrickDone(self.parking, tuple(c for _, c in ranked)))
         self.phase = "actions"
         self.acting = -1
@@ -888,6 +919,9 @@ class CrimeHotelState(State):
             p = (self.police_car + k) % n
             for c in sorted(self.hands[p]):
                 self._emit(FinalRevealed(p, c))
+                self.final_revealed.add(c)
+        if self.final_revealed:
+            self._snapshot()
         self._emit(HiddenRevealed(self.hidden))
         points = []
         for p in range(n):

@@ -120,7 +120,8 @@ def test_why_names_the_moves_where_cards_move(tmp_path, capsys):
     assert ("203 is cy's now: cy holds 203 after event 7; "
             "bob and dee swapped 1 card and no other card moved (event 8).") in out
     assert "101 is ann's now: ann holds 101 and 105 at the start (event 1); " in out
-    assert "ann, bob, cy and dee each put 1 card in the open cards and no other card moved (event 6)" in out
+    # the trick's cards go public with its last play (issue 20 B13), not with the trick event
+    assert "ann, bob, cy and dee each put 1 card in the open cards and no other card moved (event 5)" in out
     from deduce.cli import main
 
     assert main(["solve", str(path), "--why", "203"]) == 0

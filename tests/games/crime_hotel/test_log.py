@@ -126,3 +126,6 @@ def test_a_trick_is_led_by_whoever_took_the_last_one_and_played_clockwise():
     _, obs = read_log(with_events({"type": "play", "player": "cy", "card": "303"},
                                   {"type": "play", "player": "dee", "card": "304"}))
     assert [p for p, _ in obs.trick] == [2, 3]
+    with pytest.raises(LogError, match=r"event 12 .*the trick is still open \(1 of 4 played\)"):
+        read_log(with_events({"type": "play", "player": "cy", "card": "303"},
+                             {"type": "check", "actor": "dee", "target": "bob", "k": 2}))

@@ -22,6 +22,7 @@ from deduce.games.crime_hotel.rules import (
     Play,
     Space,
 )
+import solvers
 from solvers.chain import ChainSolver
 
 
@@ -303,3 +304,43 @@ def test_solver_agent_deduces_by_expected_points():
     values = agent.space_values(hidden)
     assert isinstance(action, Deduce)
     assert values[action.space] == max(values[a.space] for a in obs.legal_actions)
+
+
+def _random_until(seed: int, num_players: int, stop) -> tuple[CrimeHotelGame, CrimeHotelState]:
+    """A seeded random game played until ``stop(state)``."""
+    game = CrimeHotelGame(num_players=num_players)
+    st = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    while not stop(st):
+        actions = st.legal_actions()
+        st.apply(actions[int(rng.integers(len(actions)))])
+    return game, st
+
+
+@pytest.mark.slow
+def test_played_cards_and_final_hands_are_public_in_the_knowledge_base():
+    """Issue 20 B13 (RULES 4C/4E: every played card, and the final hands, are public): a card
+    of the trick still open and a final-revealed card are at ``public`` with certainty, not at
+    their owner; the number of consistent worlds is what it was before (figures measured with
+    the earlier model, which kept those cards at their owners)."""
+    auto = solvers.get("auto")
+    game, st = _random_until(3, 4, lambda s: s.round == 1 and len(s.trick) == 2)
+    pub = game.locations.index("public")
+    for seat, worlds in ((0, 138600), (1, 9009000), (None, 36664828200000)):
+        kb = game.knowledge(st.observation(seat))
+        tally = auto.tallies(kb)
+        assert tally.total == worlds and kb.epochs == 5 and kb.consistent_with(st.world())
+        p = tally.marginals()
+        for who, card in st.trick:
+            assert p[card, pub] == 1.0 and p[card, who] == 0.0
+    game, st = _random_until(5, 3, lambda s: s.finished)
+    pub = game.locations.index("public")
+    final = [e for e in game.current_game_events(st.events) if type(e).__name__ == "FinalRevealed"]
+    assert final
+    for seat, worlds in ((0, 1), (2, 1), (None, 16)):
+        kb = game.knowledge(st.observation(seat))
+        tally = auto.tallies(kb)
+        assert tally.total == worlds and kb.consistent_with(st.world())
+        p = tally.marginals()
+        for e in final:
+            assert p[e.card, pub] == 1.0 and p[e.card, e.player] == 0.0
