@@ -21,7 +21,7 @@ from typing import Any
 
 from deduce.cards import normalise_name
 
-__all__ = ["Slot", "EventForm", "HINTS", "event_forms", "grammar_lines", "PLAYER_WORDS"]
+__all__ = ["Slot", "EventForm", "HINTS", "event_forms", "grammar_lines", "card_token", "PLAYER_WORDS"]
 
 #: placeholders that name a player.
 PLAYER_WORDS = frozenset({"WHO", "BY", "TARGET", "ASKER", "ACTOR", "REFUTER", "LEADER", "VICTIM"})
@@ -196,6 +196,7 @@ def _slots(game: str, word: str, tokens: list[str], categories: Sequence[str]) -
             lower = tuple(p for p in parts if not _PLACEHOLDER.match(p))
             if upper:
                 base = _placeholder(upper[0], many, cats)
+                hint = dict(HINTS.get((game, word, upper[0]), {}))
                 slots.append(Slot(**{**base, "options": lower, "group": this_group, "hint": hint}))
             else:
                 slots.append(Slot("choice", name=bare, options=lower, group=this_group, hint=hint))
@@ -226,6 +227,13 @@ def _placeholder(name: str, many: bool, cats: Mapping[str, str | None]) -> dict[
     return {"kind": "text", "name": name, "many": many or plural}
 
 
-def card_token(name: str) -> str:
-    """A card name as one token the adapters' readers match exactly ("Mr. Green" -> "mrgreen")."""
+#: games whose lines read a card as its words ("red A": a colour and a letter), not one token.
+CARDS_AS_WORDS = frozenset({"mafia-code"})
+
+
+def card_token(name: str, game: str) -> str:
+    """A card name as the adapter's lines read it back exactly: one folded token ("Mr. Green" ->
+    "mrgreen", so Alibi's "Slim Slant / Morning" is not read as a set and a time), or its words."""
+    if game in CARDS_AS_WORDS:
+        return name
     return normalise_name(name) or name

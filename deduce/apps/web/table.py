@@ -28,6 +28,9 @@ __all__ = ["Reply", "Table", "read_log", "check_log", "MAX_LINE"]
 MAX_LINE = 1000
 #: lines the page refuses: a page has nothing to quit (the game is already saved).
 _QUIT_WORDS = {"quit", "exit", "q"}
+#: games whose setup names faces, not the deck's rows (Alibi Adlung's rows are copies, "fat#1"):
+#: their setup answers are typed, with no card buttons.
+_FACES_TYPED = {"alibi-adlung"}
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ class Table:
             deck = list(s.game.deck)  # type: ignore[attr-defined]
             if not 0 <= card < len(deck):
                 raise DeduceError(f"there is no card {card}; cards are numbered 0 to {len(deck) - 1}")
-            return s.why([card_token(deck[card].name)])
+            return s.why([card_token(deck[card].name, self.game)])
 
     def view(self) -> dict[str, Any]:
         """Everything the page shows, JSON-ready."""
@@ -171,7 +174,7 @@ class Table:
         answers = s.setup_answers
         players = list(answers.get("players") or [])
         view: dict[str, Any] = {"answers": {k: v for k, v in answers.items() if _jsonable(v)}, "cards": []}
-        if players and step not in ("players", "me"):
+        if players and step not in ("players", "me") and self.game not in _FACES_TYPED:
             view["cards"] = _deck_names(s.adapter, players, answers)
         seats = s.adapter.seats
         view["seats"] = list(seats)
@@ -198,7 +201,7 @@ class Table:
                 p = float(m.p[card.id][z]) if m.total else 0.0
                 cells.append({"text": cell_text(count, m.total), "p": round(p, 6),
                               "state": "yes" if m.total and count == m.total else "no" if count == 0 else "maybe"})
-            rows.append({"id": card.id, "name": card.name, "token": card_token(card.name),
+            rows.append({"id": card.id, "name": card.name, "token": card_token(card.name, self.game),
                          "category": card.category, "mine": card.id in mine, "cells": cells})
         categories = list(dict.fromkeys(c.category for c in deck))
         forms = event_forms(self.game, s.adapter.help, s.adapter.words, categories)
@@ -239,7 +242,7 @@ def _deck_names(adapter: GameAdapter, players: list[str], answers: Mapping[str, 
             game, _ = adapter.parse(log)
         except Exception:
             continue
-        return [{"name": c.name, "token": card_token(c.name), "category": c.category} for c in game.deck]
+        return [{"name": c.name, "token": card_token(c.name, adapter.game), "category": c.category} for c in game.deck]
     return []
 
 

@@ -54,7 +54,10 @@
   }
 
   async function sendLine(line) {
-    const reply = await post(`/t/${slug}/line`, { line: line });
+    const entry = $("#entry");
+    entry.classList.add("busy");  // taps before the answer comes would be lost in the redraw
+    let reply;
+    try { reply = await post(`/t/${slug}/line`, { line: line }); } finally { entry.classList.remove("busy"); }
     if (!reply) return;
     if (reply.state) update(reply);
     const text = reply.outcome === "ok" ? headline(reply.message) : reply.message;
