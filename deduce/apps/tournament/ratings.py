@@ -8,6 +8,7 @@ mean of its per-seat updates.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from deduce.errors import DeduceError
@@ -15,7 +16,7 @@ from deduce.errors import DeduceError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["rate", "Z95"]
+__all__ = ["rate", "rating_history", "Z95"]
 
 Z95 = 1.959963984540054
 
@@ -28,16 +29,13 @@ def _model() -> Any:
     return PlackettLuce()
 
 
-def rate(games: pd.DataFrame) -> pd.DataFrame:
-    """One row per agent: ``mu``, ``sigma``, ``ordinal`` (mu - 3 sigma, a conservative skill),
-    the 95% interval ``lo``/``hi`` (mu ± 1.96 sigma), and the number of ``games`` rated,
-    sorted best first."""
-    import pandas as pd
-
+def _rated(games: pd.DataFrame) -> Iterator[tuple[int, dict[str, Any], dict[str, int], set[str]]]:
+    """Rate the games in game-id order; after each, yield its id, every rating so far, games
+    rated per agent, and the agents it rated."""
     model = _model()
     ratings: dict[str, Any] = {}
     played: dict[str, int] = {}
-    for _, game in games.sort_values(["game_id", "seat"]).groupby("game_id", sort=True):
+    for game_id, game in games.sort_values(["game_id", "seat"]).groupby("game_id", sort=True):
         labels = list(game["agent"])
         scores = [float(s) for s in game["score"]]
         if len(labels) < 2:
@@ -61,6 +59,33 @@ def rate(games: pd.DataFrame) -> pd.DataFrame:
                 )
         for label in set(labels):
             played[label] = played.get(label, 0) + 1
+        yield int(game_id), ratings, played, set(labels)
+
+
+def rating_history(games: pd.DataFrame) -> pd.DataFrame:
+    """The rating of each agent after every game it played: ``game_id``, ``agent``, ``games``
+    (rated so far), ``mu``, ``sigma``, ``lo``, ``hi`` (mu ± 1.96 sigma), in game-id order."""
+    import pandas as pd
+
+    rows = [
+        {"game_id": game_id, "agent": label, "games": played[label], "mu": ratings[label].mu,
+         "sigma": ratings[label].sigma, "lo": ratings[label].mu - Z95 * ratings[label].sigma,
+         "hi": ratings[label].mu + Z95 * ratings[label].sigma}
+        for game_id, ratings, played, labels in _rated(games) for label in sorted(labels)
+    ]
+    return pd.DataFrame(rows, columns=["game_id", "agent", "games", "mu", "sigma", "lo", "hi"])
+
+
+def rate(games: pd.DataFrame) -> pd.DataFrame:
+    """One row per agent: ``mu``, ``sigma``, ``ordinal`` (mu - 3 sigma, a conservative skill),
+    the 95% interval ``lo``/``hi`` (mu ± 1.96 sigma), and the number of ``games`` rated,
+    sorted best first."""
+    import pandas as pd
+
+    ratings: dict[str, Any] = {}
+    played: dict[str, int] = {}
+    for _, after, counts, _ in _rated(games):  # the ratings after the last game
+        ratings, played = after, counts
     rows = [
         {
             "agent": label,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deduce.apps.tournament import stats
-from deduce.apps.tournament.ratings import rate
+from deduce.apps.tournament.ratings import rate, rating_history
 from deduce.apps.tournament.store import ResultStore, require_pandas
 from deduce.errors import DeduceError
 
@@ -60,6 +60,11 @@ class TournamentResults:
             return int(self.config.get("seed", 0))
         except (TypeError, ValueError):
             return 0
+
+    def rating_history(self) -> pd.DataFrame:
+        """Each agent's rating after every game it played (see
+        :func:`deduce.apps.tournament.ratings.rating_history`)."""
+        return rating_history(self.games)
 
     def summary(self) -> pd.DataFrame:
         """The leaderboard: one row per agent: games and seats played, the win rate per seat
