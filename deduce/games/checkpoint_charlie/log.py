@@ -84,6 +84,8 @@ class _Reader(LogReader):
         self.arrested: dict[int, int] = {}  # player -> cat, this round
         self.hounds: list[tuple[int, int]] = []  # faces tossed after hounds, this round
         self.verified = False
+        #: (event index, who had not arrested) once the round has ended by arrests
+        self.ended: tuple[int, str] | None = None
 
     # -- header ------------------------------------------------------------------------------
     def header(self) -> tuple[CheckpointCharlieGame, int | None]:
@@ -122,6 +124,11 @@ class _Reader(LogReader):
                 raise self.fail("the log must start with a 'round' event")
             if self.verified and raw["type"] not in ("round", "scored"):
                 raise self.fail("the round was verified; start the next one with a 'round' event")
+            if self.ended is not None and raw["type"] in ("flip", "hound", "arrest"):
+                # the round ends the moment only one investigator has not arrested (seed)
+                at, left = self.ended
+                raise self.fail(f"the round ended at event {at}: only {left} had not arrested; "
+                                "verify it ('verified') or start the next ('round')")
             out.append(self.event(raw))
         self.index = None
         return out
@@ -135,7 +142,7 @@ class _Reader(LogReader):
             starter = self.player(raw["starter"], "starter")
             self.round += 1
             self.sides, self.flipped, self.kept, self.arrested, self.hounds = set(), {}, {}, {}, []
-            self.verified = False
+            self.verified, self.ended = False, None
             hounds = NUM_FEATURES - n
             return RoundStarted(self.round, starter, NUM_CATS + hounds, hounds)
         if kind == "clue":
@@ -196,6 +203,9 @@ class _Reader(LogReader):
             if cat in self.arrested.values():
                 raise self.fail("that cat is already arrested")
             self.arrested[player] = cat
+            free = [p for p in range(n) if p not in self.arrested]
+            if len(free) <= 1:
+                self.ended = (self.index, " and ".join(names[p] for p in free) or "nobody")
             return Arrested(player, cat, row)
         if kind == "verified":
             return self.verify(raw)

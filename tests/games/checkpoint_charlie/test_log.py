@@ -128,3 +128,17 @@ def test_bad_headers(header, message):
     with pytest.raises(LogError) as info:
         read_log({**copy.deepcopy(LOG), "events": [], **header})
     assert str(info.value).startswith("log header: ") and message in str(info.value)
+
+
+def test_nothing_is_flipped_or_arrested_once_the_round_has_ended():
+    """Issue 20 B12 (seed: the round ends when only one investigator has not arrested)."""
+    hat = "hat, bare eyes, grey, sweater, newspaper"
+    ended = with_events({"type": "flip", "player": "ann", "cat": hat, "kept": True},
+                        {"type": "arrest", "player": "cy", "cat": hat, "row": "ann"})
+    read_log(ended)
+    for late, what in (({"type": "flip", "player": "bob", "cat": CAT_NAMES[31], "kept": False}, "flip"),
+                       ({"type": "hound", "player": "bob", "face": "coat"}, "hound"),
+                       ({"type": "arrest", "player": "ann", "cat": HGOCN, "row": "ann"}, "arrest")):
+        with pytest.raises(LogError, match=rf"event 10 \(.*\"type\": \"{what}\".*\): the round ended at event 9: only ann "
+                                           r"had not arrested; verify it \('verified'\) or start the next"):
+            read_log({**ended, "events": ended["events"] + [late]})
