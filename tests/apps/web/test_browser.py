@@ -55,6 +55,14 @@ def cell(page: Any, card: str, column: int) -> Any:
     return page.locator(f"#grid tr[data-name='{card}'] td").nth(column)
 
 
+def ask(page: Any, form: str, by: str, triple: tuple[str, str, str]) -> None:
+    """Open a Clue suggestion or accusation form and tap who and the three cards."""
+    choose_form(page, form)
+    tap(page, "BY", by)
+    for slot, card in zip(("SUSPECT", "WEAPON", "ROOM"), triple, strict=True):
+        tap(page, slot, card)
+
+
 def setup_players(page: Any, names: list[str]) -> None:
     inputs = page.locator(".names input")
     while inputs.count() < len(names):
@@ -87,11 +95,7 @@ def test_a_whole_clue_game_by_tapping(live_server: Any, tmp_path: Path, page: An
     ex(cell(page, "Knife", 1)).to_have_text("40%")
 
     # a suggestion of mine: Bob shows me the Knife (only the three cards asked are offered)
-    choose_form(page, "sug ")
-    tap(page, "BY", "Ann")
-    tap(page, "SUSPECT", "Miss Scarlet")
-    tap(page, "WEAPON", "Knife")
-    tap(page, "ROOM", "Hall")
+    ask(page, "sug ", "Ann", ("Miss Scarlet", "Knife", "Hall"))
     ex(page.locator("#event-form fieldset[data-slot='REFUTER'] button[data-pick='Ann']")).to_have_count(0)  # not the suggester
     tap(page, "REFUTER", "Bob")
     shown = page.locator("#event-form fieldset[data-slot='CARD'] button")
@@ -104,18 +108,12 @@ def test_a_whole_clue_game_by_tapping(live_server: Any, tmp_path: Path, page: An
     ex(cell(page, "Knife", 3)).to_have_text("-")
 
     # others' suggestions: no card shown to me, so no 'shown' picker
-    choose_form(page, "sug ")
-    tap(page, "BY", "Bob")
-    ex(page.locator("#event-form fieldset[data-slot='CARD']")).to_have_count(0)
-    for slot, card in (("SUSPECT", "Colonel Mustard"), ("WEAPON", "Wrench"), ("ROOM", "Lounge")):
-        tap(page, slot, card)
+    ask(page, "sug ", "Bob", ("Colonel Mustard", "Wrench", "Lounge"))
     tap(page, "REFUTER", "Cat")
+    ex(page.locator("#event-form fieldset[data-slot='CARD']")).to_have_count(0)
     add(page)
     ex(events(page)).to_have_count(3)
-    choose_form(page, "sug ")
-    tap(page, "BY", "Cat")
-    for slot, card in (("SUSPECT", "Mr. Green"), ("WEAPON", "Candlestick"), ("ROOM", "Conservatory")):
-        tap(page, slot, card)
+    ask(page, "sug ", "Cat", ("Mr. Green", "Candlestick", "Conservatory"))
     tap(page, "REFUTER", "Bob")
     add(page)
     ex(events(page)).to_have_count(4)
@@ -149,10 +147,7 @@ def test_a_whole_clue_game_by_tapping(live_server: Any, tmp_path: Path, page: An
     ex(cell(page, "Knife", 1)).to_have_text("YES")
 
     # my suggestion nobody refutes: the envelope is certain
-    choose_form(page, "sug ")
-    tap(page, "BY", "Ann")
-    for slot, card in (("SUSPECT", "Professor Plum"), ("WEAPON", "Wrench"), ("ROOM", "Lounge")):
-        tap(page, slot, card)
+    ask(page, "sug ", "Ann", ("Professor Plum", "Wrench", "Lounge"))
     tap(page, "REFUTER", "none")
     ex(page.locator("#event-form fieldset[data-slot='CARD']")).to_have_count(0)  # nobody showed anything
     add(page)
@@ -160,10 +155,7 @@ def test_a_whole_clue_game_by_tapping(live_server: Any, tmp_path: Path, page: An
     ex(cell(page, "Professor Plum", 3)).to_have_text("YES")
 
     # the accusation ends the evening
-    choose_form(page, "acc ")
-    tap(page, "BY", "Ann")
-    for slot, card in (("SUSPECT", "Professor Plum"), ("WEAPON", "Wrench"), ("ROOM", "Lounge")):
-        tap(page, slot, card)
+    ask(page, "acc ", "Ann", ("Professor Plum", "Wrench", "Lounge"))
     tap(page, "right|wrong", "right")
     add(page)
     ex(events(page)).to_have_count(6)
