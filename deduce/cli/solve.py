@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from fractions import Fraction
 from typing import Any
@@ -13,11 +14,47 @@ from deduce.errors import NotSupported
 from deduce.games.registry import game_info
 from deduce.logs import load_log, read_log
 
-__all__ = ["register", "notebook_json", "render_notebook", "explain_card"]
+__all__ = ["register", "notebook_json", "render_notebook", "explain_card", "log_formats"]
+
+
+def log_formats() -> str:
+    """Each game's player-view log format, from the example at the top of its log module's
+    documentation, with the example log of ``examples/``."""
+    import inspect
+
+    from deduce.games.registry import game_names
+
+    parts = ["A log is one JSON object: the game, the players, who 'me' is, and the events one player saw."]
+    for name in game_names():
+        log = game_info(name).log
+        doc = inspect.getdoc(log) or "" if log is not None else ""
+        block = re.search(r"```\n(.*?)```", doc, re.S)
+        if block is None:
+            continue
+        body = "\n".join("    " + line for line in block.group(1).rstrip().splitlines())
+        parts.append(f"{name} (e.g. examples/{name}-*.json; docs/games.md has the details):\n{body}")
+    return "\n\n".join(parts)
+
+
+class _FormatsHelp(argparse.Action):
+    """``deduce solve --help``: the options, then every game's log format."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        parser.print_help()
+        print()
+        print(log_formats())
+        parser.exit()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("solve", help="print the detective's notebook for a game log")
+    p = sub.add_parser(
+        "solve", help="print the detective's notebook for a game log", add_help=False,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("-h", "--help", action=_FormatsHelp, help="show this help and every game's log format")
     p.add_argument("log", help="game log (JSON file; '-' reads standard input)")
     p.add_argument("--solver", default="auto", help="backend: auto, exact, split, cpsat, csp, brute, or any registered name (default auto)")
     p.add_argument("--json", action="store_true", help='print {"worlds": N, "probabilities": {card: {location: p}}}')
@@ -38,8 +75,16 @@ def run(args: argparse.Namespace) -> int:
     import solvers  # lazy: the other commands start without loading the backends
 
     solver = solvers.get(args.solver)
-    kb = load_log(source, check=solver)
     game, _ = read_log(source)
+    if not solver.can_count:
+        raise NotSupported(
+            f"the {solver.name} backend samples deals but cannot count them, and the notebook needs counts; "
+            "choose a counting backend (auto, exact, split, ...)"
+        )
+    try:
+        kb = load_log(source, check=solver)
+    except NotImplementedError:
+        raise NotSupported(f"the {solver.name} backend cannot check a {game.name} log") from None
     relaxed = game.knowledge_relaxed
     if args.why:
         print(explain_card(source, kb, args.why, solver))

@@ -21,10 +21,7 @@ from deduce.games.registry import BUILTIN_GAMES, game_info, game_names
 ROOT = Path(__file__).resolve().parents[2]
 
 #: (game, capability) -> why it is missing for now
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    **{(g, "example log"): "issue 20: an example player-view log per game" for g in
-       ("alibi", "alibi-adlung", "mafia-code", "checkpoint-charlie", "crime-hotel")},
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 def _provides(name: str, capability: str) -> bool:
