@@ -199,3 +199,15 @@ def test_ctrl_c_marks_the_run_interrupted_and_prints_the_resume_command(tmp_path
     assert main(words[1:]) == 0  # the printed command carries on where it stopped
     config = json.loads((out_dir / "tournament.json").read_text())
     assert config["status"] == "complete" and config["games_recorded"] == 3
+
+
+def test_no_arguments_plays_the_default_clue_tournament(tmp_path, monkeypatch, capsys):
+    from deduce.cli.tournament import DEFAULT_AGENTS
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["tournament", "--games", "3", "--json"]) == 0  # `deduce tournament` with a shorter run
+    data = json.loads(capsys.readouterr().out)
+    assert data["run"]["game"] == "clue" and data["run"]["seed"] == 0
+    assert [a["label"] for a in data["run"]["agents"]] == list(DEFAULT_AGENTS["clue"])
+    parser_defaults = __import__("deduce.cli", fromlist=["build_parser"]).build_parser().parse_args(["tournament"])
+    assert (parser_defaults.game, parser_defaults.games, parser_defaults.agents) == ("clue", 60, None)
