@@ -13,7 +13,8 @@ without the board (its action numbering has no board moves yet). Parameters are 
 fields (:mod:`deduce.apps.openspiel.params`). The modules: ``game`` (GameType, GameInfo,
 states), ``chance`` (the deal), ``observer`` (strings and tensors), ``resample`` (exact
 resampling of hidden worlds, what OpenSpiel's ISMCTS asks of a game), ``bots`` (a deduce agent
-as a ``pyspiel.Bot``) and ``agents`` (OpenSpiel's bots as deduce agents).
+as a ``pyspiel.Bot``) and ``agents`` (OpenSpiel's bots as deduce agents, registered by
+:func:`register_agents`).
 """
 
 from __future__ import annotations
@@ -31,9 +32,20 @@ from deduce.apps.openspiel.game import (
     short_name,
 )
 
-__all__ = ["DeduceGame", "DeduceState", "REGISTRATIONS", "game_names", "load_game", "short_name"]
+__all__ = ["DeduceGame", "DeduceState", "REGISTRATIONS", "game_names", "load_game", "register_agents", "short_name"]
 
 register_all()
+
+
+def register_agents() -> None:
+    """Make OpenSpiel's bots deduce agents for Clue: ``agents.get("openspiel-ismcts",
+    game="clue")``, and ``deduce tournament`` in this process. Not done at import, so that
+    importing the adapter does not change which agents every other caller sees."""
+    import agents
+    from deduce.apps.openspiel.agents import AGENTS
+
+    for name, cls in AGENTS.items():
+        agents.register(name, cls, game="clue")
 
 
 def game_names() -> tuple[str, ...]:

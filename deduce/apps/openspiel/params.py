@@ -19,7 +19,7 @@ from typing import Any
 from deduce.errors import InvalidConfig, UnknownName
 from deduce.games.base import Game
 
-__all__ = ["PLAYERS", "MAX_GAME_LENGTH", "RNG_SEED", "defaults", "config_fields"]
+__all__ = ["PLAYERS", "MAX_GAME_LENGTH", "RNG_SEED", "defaults", "config_fields", "to_params"]
 
 #: OpenSpiel's name for ``num_players``
 PLAYERS = "players"
@@ -77,4 +77,17 @@ def config_fields(game_class: type[Game], params: Mapping[str, Any]) -> dict[str
                 out[field] = _tuples(json.loads(value))
             except (TypeError, json.JSONDecodeError) as exc:
                 raise InvalidConfig(key, value, f"give {key} as JSON ({exc})") from None
+    return out
+
+
+def to_params(game: Game) -> dict[str, Any]:
+    """The parameters that load ``game``'s configuration (the fields that differ from the
+    rule book's, JSON where a field is not a scalar)."""
+    book = game.config_class()
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(game.config):
+        value = getattr(game.config, f.name)
+        if value == getattr(book, f.name):
+            continue
+        out[_name(f.name)] = value if isinstance(value, _SCALARS) else json.dumps(value)
     return out

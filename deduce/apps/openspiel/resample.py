@@ -34,12 +34,23 @@ import numpy as np
 from deduce.apps.openspiel.chance import CardDeal
 from deduce.apps.openspiel.observer import event_words, information_string
 from deduce.errors import IllegalAction, NotSupported
-from deduce.games.base import Event, Game
+from deduce.games.base import Event, Observation
+from deduce.games.clue.rules import (
+    Accusation,
+    Accuse,
+    ClueObservation,
+    EndTurn,
+    ExtraSeen,
+    Show,
+    Suggest,
+    Suggestion,
+    ViewExtra,
+)
 
 if TYPE_CHECKING:
-    from deduce.apps.openspiel.game import DeduceState, Step
+    from deduce.apps.openspiel.game import DeduceGame, DeduceState, Step
 
-__all__ = ["resample", "sample_world", "deal_of_world", "TRIES"]
+__all__ = ["resample", "from_observation", "clue_moves", "deal_of_world", "TRIES"]
 
 #: worlds drawn before giving up (a world the moves rule out is redrawn: step 4 above)
 TRIES = 64
@@ -54,17 +65,6 @@ def _sampler() -> Any:
 
         _SAMPLERS["sample"] = SampleSolver()
     return _SAMPLERS["sample"]
-
-
-def sample_world(game: Game, state: DeduceState, player: int, rng: np.random.Generator) -> np.ndarray:
-    """One world drawn exactly uniformly from ``player``'s knowledge base."""
-    obs = state.deduce_observation(player)
-    if obs is None:
-        raise NotSupported("the deal is not over: nobody has seen anything to resample from")
-    worlds = _sampler().sample(game.knowledge(obs), 1, rng)
-    if not worlds:
-        raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
-    return worlds[0]
 
 
 def deal_of_world(deal: CardDeal, world: np.ndarray) -> list[int]:
@@ -105,12 +105,11 @@ def _hidden(step: Step, player: int) -> bool:
     return any(getattr(step.action, f.name) in hidden for f in dataclasses.fields(step.action))
 
 
-def _replay(new: DeduceState, steps: Sequence[Step], player: int, target: Sequence[Event],
-            rng: np.random.Generator) -> bool:
-    """Replay ``steps`` on ``new`` (dealt a new world) so that ``player`` sees ``target``."""
+def _replay(new: DeduceState, visible: Sequence[Step], hidden_types: tuple[type, ...], player: int,
+            target: Sequence[Event], rng: np.random.Generator) -> bool:
+    """Play ``visible`` moves on ``new`` (dealt a new world), with the choices ``player`` did
+    not see (moves of ``hidden_types``) drawn uniformly, so that ``player`` sees ``target``."""
     game = new.get_game()
-    visible = [s for s in steps if not _hidden(s, player)]
-    hidden_types = tuple({type(s.action) for s in steps if _hidden(s, player)})
     seen = len(new.deduce_observation(player).events)
     h = 0
     while not new.is_terminal() and (h < len(visible) or seen < len(target)):
@@ -138,8 +137,38 @@ def _replay(new: DeduceState, steps: Sequence[Step], player: int, target: Sequen
                 seen += len(got)
                 break
         else:
-            return False
+            if hint is None:
+                return False
+            h += 1  # the new world made this move for the seat (a forced show): nothing to play
     return h == len(visible) and seen == len(target)
+
+
+def clue_moves(obs: ClueObservation) -> tuple[list[Step], tuple[type, ...]]:
+    """The moves a Clue seat's observation shows (every suggestion, the cards shown to it or by
+    it, accusations, looks at the pile, and the end of each turn they imply), and the kinds of
+    move it cannot see (the cards shown between other seats)."""
+    from deduce.apps.openspiel.game import Step
+
+    said = [e for e in obs.events if isinstance(e, Suggestion | Accusation | ExtraSeen)]
+    moves: list[Step] = []
+    for i, event in enumerate(said):
+        later = said[i + 1] if i + 1 < len(said) else None
+        if isinstance(event, Accusation):
+            moves.append(Step(event.by, Accuse(event.cards), ()))
+            continue
+        if isinstance(event, ExtraSeen):
+            moves.append(Step(event.player, ViewExtra(), ()))
+            continue
+        moves.append(Step(event.by, Suggest(event.cards), ()))
+        moves += [Step(r, Show(c), ()) for r, c in zip(event.refuters, event.shown, strict=True) if c is not None]
+        if isinstance(later, Accusation) and later.by == event.by or isinstance(later, ExtraSeen) and later.player == event.by:
+            continue  # the same turn goes on
+        if later is None and obs.current_player == event.by and obs.to_refute is None:
+            continue  # it is still that seat's turn
+        moves.append(Step(event.by, EndTurn(), ()))
+    if obs.to_refute is not None:
+        moves.append(Step(obs.to_refute[0], Suggest(tuple(obs.to_refute[1])), ()))
+    return moves, (Show,)
 
 
 def resample(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
@@ -155,14 +184,36 @@ def resample(state: DeduceState, player: int, rng: np.random.Generator) -> Deduc
             new.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
         return new
     obs = state.deduce_observation(player)
+    visible = [s for s in state.steps if not _hidden(s, player)]
+    hidden_types = tuple({type(s.action) for s in state.steps if _hidden(s, player)})
+    return _redeal(game, obs, player, visible, hidden_types, rng)
+
+
+def from_observation(game: DeduceGame, obs: Observation, rng: np.random.Generator) -> DeduceState:
+    """A state in the information set of ``obs`` (a seat's own deduce observation), its hidden
+    world drawn exactly uniformly: how a deduce agent hands its view to an OpenSpiel bot."""
+    if not isinstance(game.deal, CardDeal) or not isinstance(obs, ClueObservation):
+        raise NotSupported(f"{game.get_type().short_name}: a state from an observation needs Clue's explicit deal")
+    if obs.player is None:
+        raise NotSupported("a spectator's observation has no information set to sample from")
+    visible, hidden_types = clue_moves(obs)
+    return _redeal(game, obs, obs.player, visible, hidden_types, rng)
+
+
+def _redeal(game: DeduceGame, obs: Observation, player: int, visible: Sequence[Step],
+            hidden_types: tuple[type, ...], rng: np.random.Generator) -> DeduceState:
+    """Deal sampled worlds until one replays to ``obs`` (step 4 of the module docstring)."""
     words = event_words(game.deduce)
     want = information_string(obs, player, words)
+    kb = game.deduce.knowledge(obs)
     for _ in range(TRIES):
-        world = sample_world(game.deduce, state, player, rng)
+        worlds = _sampler().sample(kb, 1, rng)
+        if not worlds:
+            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
         new = game.new_initial_state()
-        for outcome in deal_of_world(game.deal, world):
+        for outcome in deal_of_world(game.deal, worlds[0]):
             new.apply_action(outcome)
-        if _replay(new, state.steps, player, obs.events, rng) and (
+        if _replay(new, visible, hidden_types, player, obs.events, rng) and (
             information_string(new.deduce_observation(player), player, words) == want
         ):
             return new

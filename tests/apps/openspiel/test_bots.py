@@ -1,0 +1,60 @@
+"""Bots both ways: deduce agents as pyspiel.Bots, and OpenSpiel's bots as deduce agents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import agents  # noqa: E402
+import deduce  # noqa: E402
+from deduce.apps.openspiel import load_game, register_agents  # noqa: E402
+from deduce.apps.openspiel.bots import AgentBot  # noqa: E402
+from deduce.errors import InvalidConfig  # noqa: E402
+from deduce.play import play_game  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def openspiel_agents(monkeypatch):
+    """The OpenSpiel agents registered for this test only (other tests see the usual table)."""
+    monkeypatch.setattr(agents.registry, "_EXTRA", dict(agents.registry._EXTRA))
+    register_agents()
+
+
+def test_deduce_agents_play_in_openspiels_evaluation_loop():
+    from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+    game = load_game("clue", players=3)
+    bots = [AgentBot(agents.get(name, game="clue"), seat, seed=seat) for seat, name in
+            enumerate(["random", "notebook", "random"])]
+    returns = evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+    assert all(r in (0.0, 1.0) for r in returns) and sum(returns) <= 1.0
+
+
+def test_openspiel_agents_are_registered_for_clue():
+    assert {"openspiel-ismcts", "openspiel-mcts", "openspiel-random"} <= set(agents.available("clue"))
+    with pytest.raises(InvalidConfig, match="max_simulations"):
+        agents.get("openspiel-ismcts", game="clue", max_simulations=0)
+
+
+@pytest.mark.parametrize("name", ["openspiel-ismcts", "openspiel-mcts", "openspiel-random"])
+def test_an_openspiel_agent_answers_with_a_legal_move_reproducibly(name):
+    game = deduce.make("clue", num_players=3)
+    state = game.new_initial_state(4)
+    obs = state.observation(state.current_player)
+    picks = []
+    for _ in range(2):
+        agent = agents.get(name, game="clue", **({} if name == "openspiel-random" else {"max_simulations": 4}))
+        agent.reset(game, state.current_player, seed=11)
+        picks.append(agent.act(obs))
+    assert picks[0] in obs.legal_actions and picks[0] == picks[1]
+
+
+@pytest.mark.slow
+def test_openspiel_ismcts_plays_a_whole_game_against_deduce_agents():
+    game = deduce.make("clue", num_players=3)
+    seats = [agents.get("openspiel-ismcts", game="clue", max_simulations=8), agents.get("racer", game="clue"),
+             agents.get("infogain", game="clue")]
+    record = play_game(game, seats, seed=2, errors="raise")
+    assert record.failure is None and len(record.winners) <= 1
