@@ -99,6 +99,7 @@ BAG = "bag"
 REVEALED = "revealed"
 DOWN = "down"
 HOUND_PLACEMENTS = ("upper_half", "anywhere")
+SHORT_COLOURS = ("lottery", "seat_order", "none")
 DISCARD_MEMORIES = ("perfect", "none")
 
 
@@ -175,6 +176,13 @@ class CheckpointCharlieConfig:
     arrest_own_row: bool = True
     #: the slowest investigator gets white instead of black when the chief is still in the deck.
     unrevealed_chief_white: bool = True
+    #: a colour with fewer tokens left than the investigators owed it this round (the game ends
+    #: then: a colour ran out). The seed scores everyone at once, each taking "a random token of
+    #: the right colour", so no seat comes first. DEFAULT: "lottery", the tokens left go to owed
+    #: investigators drawn at random (the game's seeded generator), the others get none;
+    #: "none": nobody owed the short colour gets one (equal treatment, tokens left unused);
+    #: "seat_order": clockwise from the round's starter (the scoring order, as before).
+    short_colour: str = "lottery"
     #: variants the sources do not specify; disabled (not implemented).
     stasi_variant: bool = False
     cafe_adler_variant: bool = False
@@ -203,6 +211,8 @@ class CheckpointCharlieConfig:
             raise InvalidConfig("max_rounds", self.max_rounds, "max_rounds must be positive")
         if self.hound_placement not in HOUND_PLACEMENTS:
             raise InvalidConfig("hound_placement", self.hound_placement, f"hound_placement must be one of {HOUND_PLACEMENTS}")
+        if self.short_colour not in SHORT_COLOURS:
+            raise InvalidConfig("short_colour", self.short_colour, f"short_colour must be one of {SHORT_COLOURS}")
         if self.discard_memory not in DISCARD_MEMORIES:
             raise InvalidConfig("discard_memory", self.discard_memory, f"discard_memory must be one of {DISCARD_MEMORIES}")
         for label, on in (("stasi_variant", self.stasi_variant), ("cafe_adler_variant", self.cafe_adler_variant)):
@@ -828,6 +838,7 @@ class CheckpointCharlieState(State):
         self._events.append(Verified(self.round, clues, bag, chief, self.hounds_drawn))
         chief_in_deck = chief in self.deal.deck[self.deck_pos :]
         chief_taker: int | None = None
+        owed: list[tuple[int, Colour]] = []  # scoring order: clockwise from the starter
         for k in range(n):
             p = (self.starter + k) % n
             cat = self.arrests[p]
@@ -838,8 +849,11 @@ class CheckpointCharlieState(State):
                 colour = Colour.GOLD if same == NUM_FEATURES else Colour.WHITE if same == NUM_FEATURES - 1 else Colour.BLACK
                 if same == NUM_FEATURES:
                     chief_taker = p
+            owed.append((p, colour))
+        served = self._served(owed)
+        for p, colour in owed:
             pool = self.pools[colour]
-            if pool:
+            if p in served:
                 value = pool.pop(0)
                 self.tokens[p].append((colour, value))
                 self._events.append(Scored(self.round, p, colour, value))
@@ -848,8 +862,8 @@ class CheckpointCharlieState(State):
         reasons = []
         if any(t >= cfg.target_score for t in self.totals()):
             reasons.append("target")
-        if any(not pool for pool in self.pools.values()):
-            reasons.append("colour_exhausted")
+        if any(not pool for pool in self.pools.values()) or len(served) < len(owed):
+            reasons.append("colour_exhausted")  # a colour ran out (or could not serve everyone)
         if self.round >= cfg.max_rounds:
             reasons.append("max_rounds")
         if reasons:
@@ -869,6 +883,21 @@ class CheckpointCharlieState(State):
         if chief_taker is not None:
             self.starter = chief_taker
         self._start_round()
+
+    def _served(self, owed: Sequence[tuple[int, Colour]]) -> set[int]:
+        """The seats that get a token: all of them, unless a colour has fewer tokens left than
+        seats owed it; then ``config.short_colour`` decides who of those gets one."""
+        served: set[int] = set()
+        for colour in Colour:
+            seats = [p for p, c in owed if c is colour]
+            left = len(self.pools[colour])
+            if len(seats) <= left:
+                served |= set(seats)
+            elif self.game.config.short_colour == "lottery":
+                served |= {seats[int(i)] for i in self.rng.permutation(len(seats))[:left]}
+            elif self.game.config.short_colour == "seat_order":
+                served |= set(seats[:left])
+        return served
 
     # -- audit -------------------------------------------------------------------------------
     def hidden_variant(

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import deduce
-from deduce.errors import IllegalAction
+from deduce.errors import IllegalAction, InvalidConfig
 from deduce.games.checkpoint_charlie.rules import (
     HOUND,
     NUM_CATS,
@@ -262,12 +262,43 @@ def test_end_conditions(config: dict, reason: str) -> None:
         state.apply(Pass())
 
 
-def test_empty_colour_gives_no_token() -> None:
-    state = play_scenario(0, black_values=(0,))
+def test_empty_colour_gives_no_token_in_seat_order_when_configured() -> None:
+    state = play_scenario(0, black_values=(0,), short_colour="seat_order")
     events = [e for e in state.events if isinstance(e, Scored)]
     assert [(e.player, e.colour, e.received) for e in events] == [
         (0, Colour.BLACK, True), (1, Colour.GOLD, True), (2, Colour.BLACK, False)]
     assert state.is_terminal() and "colour_exhausted" in state.end_reasons
+
+
+def _short_black(**config: object) -> set[int]:
+    """p0 and p2 are owed black with one black token left: who got it."""
+    state = play_scenario(0, black_values=(0,), **config)
+    assert state.is_terminal() and "colour_exhausted" in state.end_reasons
+    got = {e.player for e in state.events if isinstance(e, Scored) and e.colour is Colour.BLACK and e.received}
+    owed = {e.player for e in state.events if isinstance(e, Scored) and e.colour is Colour.BLACK}
+    assert owed == {0, 2}
+    return got
+
+
+def test_a_colour_running_out_during_scoring_is_not_decided_by_seat_order() -> None:
+    """Issue 20 B6 (the seed scores everyone at once from a random token of the right colour):
+    by default the tokens left go to owed players drawn at random, from the game's generator;
+    "none" gives the short colour to nobody owed it. Same seed, same result."""
+    winners = {frozenset(_short_black(short_colour="lottery", first_player=0)) for _ in range(2)}
+    assert len(winners) == 1 and len(next(iter(winners))) == 1  # reproducible, one token handed out
+    drawn = set()
+    for seed in range(12):
+        game = CheckpointCharlieGame(num_players=3, black_values=(0,))
+        assert game.config.short_colour == "lottery"
+        state = game.new_initial_state(seed).redeal(RoundDeal((0, 1, 2), (3, 4), (0, 0), deck_with(28, 0)))
+        choose_all(state)
+        state.apply(Arrest(28))
+        state.apply(Arrest(0))
+        drawn |= {e.player for e in state.events if isinstance(e, Scored) and e.colour is Colour.BLACK and e.received}
+    assert drawn == {0, 2}  # either owed player may be the one served
+    assert _short_black(short_colour="none") == set()
+    with pytest.raises(InvalidConfig, match="short_colour"):
+        CheckpointCharlieGame(num_players=3, short_colour="first")
 
 
 def test_tie_breaks_more_gold_then_shared() -> None:
