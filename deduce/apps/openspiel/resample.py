@@ -16,6 +16,10 @@ uniformly** from the deals consistent with what ``player`` has seen:
    deciding, so it holds two named cards) is redrawn: conditioning by rejection keeps the
    draw uniform over the worlds the player's information allows.
 
+:func:`from_observation` does the same from a deduce observation alone (how a deduce agent
+hands its view to an OpenSpiel bot): the moves come from what the observation shows
+(:func:`clue_moves`).
+
 Nothing but the player's own observation and the moves' effects on its view are read: the
 true hidden cards are never used. Supported where the deal is explicit chance (Clue without the
 board, ``python_deduce_clue``); the other games refuse with
