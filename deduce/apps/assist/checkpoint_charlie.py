@@ -113,16 +113,24 @@ ears b/h, eyes b/g, fur g/o, clothes s/c, hands n/e, e.g. 'hgocn'):
         return parse(log)
 
     def steps(self, me: str | None) -> tuple[str, ...]:
-        return ("starter",)
+        # a seated player knows its own clue token from the start: ask for it with the rest
+        return ("starter",) + (("clue",) if me is not None else ())
 
     def prompt(self, step: str, players: list[str], me: str | None) -> str:
+        if step == "clue":
+            return "your clue token: the face you put up (e.g. hat, grey, coat; enter: not drawn yet)?"
         return f"who flips first in round 1 [{players[0]}]?"
 
     def answer(self, step: str, line: str, players: list[str], me: str | None) -> Any:
+        if step == "clue":
+            return match_name(line, _FACE_NAMES, "face") if line.strip() else None
         return players[0] if not line.strip() else match_name(line, players, "player")
 
     def new_log(self, players: list[str], me: str | None, answers: Mapping[str, Any]) -> dict[str, Any]:
-        return {**self.header(players, me), "events": [{"type": "round", "starter": answers["starter"]}]}
+        events: list[dict[str, Any]] = [{"type": "round", "starter": answers["starter"]}]
+        if me is not None and answers.get("clue"):
+            events.append({"type": "side", "player": me, "face": answers["clue"]})
+        return {**self.header(players, me), "events": events}
 
     # -- lines -------------------------------------------------------------------------------
     def read(self, session: GameAssistant, word: str, rest: list[str]) -> list[dict[str, Any]] | None:

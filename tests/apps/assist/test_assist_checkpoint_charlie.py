@@ -13,7 +13,7 @@ from tests.apps.assist.test_session import (
 )
 from tests.apps.assist.test_session import session as run_session
 
-SETUP = ["ann, bob, cy", "ann", ""]
+SETUP = ["ann, bob, cy", "ann", "", "hat"]  # players, you, the starter, your clue token
 
 
 def session(tmp_path, lines, *extra, name="game.json"):
@@ -28,7 +28,6 @@ def status_of(text):
 
 def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     lines = SETUP + [
-        "side me hat",
         "side bob",
         "side cy",
         "flip ann hgocn kept",
@@ -45,6 +44,7 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     code, out, path = session(tmp_path, lines)
     assert code == 0 and "Traceback" not in out
     assert "who flips first in round 1 [ann]?" in out
+    assert "your clue token: the face you put up" in out  # issue 20 B14: asked at start-up
     assert "event 1: ann hid a clue token with hat up" in out
     assert "event 3: cy hid a clue token" in out
     assert "event 4: ann flipped hgocn (hat, glasses, orange, coat, newspaper): kept" in out
@@ -74,7 +74,7 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
 
 
 def test_bad_input_never_changes_the_log(tmp_path):
-    code, _, path = session(tmp_path, SETUP + ["side me hat", "flip bob hgocn kept", "quit"])
+    code, _, path = session(tmp_path, SETUP + ["flip bob hgocn kept", "quit"])
     before = path.read_text()
     bad = {
         "flip bob hgocn": "usage: flip WHO CAT kept|gone",
@@ -105,9 +105,9 @@ def test_the_assistant_sees_what_the_engine_shows_the_player():
 
 def test_a_certain_chief_is_a_safe_arrest():
     a = GameAssistant(adapter_for("checkpoint-charlie"), solvers.get("auto"),
-                      setup={"players": ["ann", "bob", "cy"], "me": "ann", "starter": "ann"})
+                      setup={"players": ["ann", "bob", "cy"], "me": "ann", "starter": "ann", "clue": "hat"})
     # ann has hat up; the hounds toss orange and coat, so bob and cy hold eyes and hands
-    for line in ["side me hat", "side bob", "side cy", "hound bob orange", "hound cy coat", "flip bob hgocn kept"]:
+    for line in ["side bob", "side cy", "hound bob orange", "hound cy coat", "flip bob hgocn kept"]:
         assert not a.handle(line).startswith("error"), line
     assert "SAFE" not in a.status()
     # bob discards a newspaper cat: bob's face is glasses; cy keeps one: cy's is newspaper
@@ -116,3 +116,10 @@ def test_a_certain_chief_is_a_safe_arrest():
     assert "chief: 1 possible cat; most likely:\n  100.00%  hgocn" in text
     assert "arrest: hgocn (hat, glasses, orange, coat, newspaper) in bob's row - SAFE - certainly the chief" in text
     assert cat_code(0b01110) == "bgocn"
+
+
+def test_the_clue_token_may_wait_until_it_is_drawn(tmp_path):
+    code, out, path = session(tmp_path, ["ann, bob, cy", "ann", "", "tail", "", "side me coat", "quit"])
+    assert code == 0 and "unknown face 'tail'" in out
+    assert [e["type"] for e in saved(path)["events"]] == ["round", "side"]
+    assert saved(path)["events"][1] == {"type": "side", "player": "ann", "face": "coat"}
