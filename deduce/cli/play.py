@@ -37,6 +37,7 @@ on your turn type a number from the list, or the words of an action as shown (a 
 abbreviate it will do: each word abbreviates a word of the action). Also:
   list        every legal action, numbered      notebook   your detective's notebook
   table       your private information and the public table
+  wait        pass now and at every decision until something new can be done (a new cat to arrest)
   why CARD    why a card must or cannot be somewhere
   events      everything you have seen so far  help       this text
   board       the board and every token (Clue played with --board)
@@ -179,19 +180,34 @@ class HumanGame:
 
     # -- the loop's hooks -------------------------------------------------------------------
     def _must_ask(self, state: State) -> bool:
-        """Stop the loop before a decision of the person's that they have not made yet."""
+        """Stop the loop before a decision of the person's that they have not made yet (a forced
+        single action is played for them, and so is 'pass' while they wait)."""
         if state.current_player != self.seat or self.person.chosen is not None:
             return False
-        return not (self.auto and len(state.legal_actions()) == 1)
+        legal = state.legal_actions()
+        if self.auto and len(legal) == 1:
+            self._how = "your only choice"
+            return False
+        if self.waiting is not None:
+            menu = self._menu(state.observation(self.seat), legal)
+            passes = [a for a, t in menu if t == "pass"]
+            if passes and {t for _, t in menu} <= self.waiting:
+                self.person.chosen, self._how = passes[0], "waiting"
+                return False
+            self.waiting = None  # something new to do: ask
+        return True
 
     def _record(self, step: Step) -> None:
         if step.seat == self.seat:
             text = self.words.action(step.action, step.observation)
-            self._out.append(f"you: {text}" if self._typed else f"you: {text} (your only choice)")
-            self._typed = False
+            self._out.append(f"you: {text}" if not self._how else f"you: {text} ({self._how})")
+            self._how = ""
         self._out.append(self._new_events())
 
-    _typed = False
+    #: why the person's last action was played for them ("": they typed it)
+    _how = ""
+    #: while waiting, the choices the person has seen: 'pass' is played until a new one appears
+    waiting: set[str] | None = None
 
     # -- flow -------------------------------------------------------------------------------
     def start(self) -> str:
@@ -317,6 +333,12 @@ class HumanGame:
         if word == "why":
             return self.why(tokens[1:])
         menu = self._menu(obs, obs.legal_actions)
+        if word == "wait":
+            passes = [a for a, t in menu if t == "pass"]
+            if not passes:
+                raise DeduceError("'wait' passes until something new can be done, but you cannot pass now")
+            self.waiting = {t for _, t in menu}
+            return self._play(passes[0])
         if line.isdigit():
             k = int(line)
             pool = self.menu or [a for a, _ in menu]
@@ -350,7 +372,7 @@ class HumanGame:
             except Exception:
                 reason = "not a legal action now"
             raise IllegalAction(reason)
-        self.person.chosen, self._typed = action, True
+        self.person.chosen = action
         self.menu = []
         return self.advance()
 
@@ -419,25 +441,10 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _typed(game: str, items: Sequence[str]) -> dict[str, Any]:
-    """``--set`` values typed by their config fields: the shared parser of
-    :mod:`deduce.cli.options` (where it is installed), else the older untyped reading."""
-    try:
-        from deduce.cli.options import parse_config  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        return {key: _untyped(value) for key, _, value in (item.partition("=") for item in items)}
+    """``--set`` values typed by their config fields (the shared parser of every subcommand)."""
+    from deduce.cli.options import parse_config
+
     return parse_config(game, items, flag="--set")
-
-
-def _untyped(raw: str) -> Any:
-    """True/False, a number, or the text."""
-    if raw.lower() in ("true", "false"):
-        return raw.lower() == "true"
-    for kind in (int, float):
-        try:
-            return kind(raw)
-        except ValueError:
-            pass
-    return raw
 
 
 def _build(args: argparse.Namespace) -> HumanGame:
