@@ -149,7 +149,7 @@ class AlibiAdlungAdapter(GameAdapter):
 events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes will do; 'me' is you;
 'got FACES' says what you drew, on your own lines only; refills and reshuffles are implied):
   lay WHO FACE [got FACES]           WHO laid evidence
-  alibi WHO SUSPECT [got FACES]      WHO covered a suspect (s1 ... s12)
+  alibi WHO SUSPECT [got FACES]      WHO covered a suspect (s1 ... s12, or fat+male+...)
   bribe WHO VICTIM FACE [got FACES]  WHO bribed away VICTIM's evidence
   eye WHO                            a Watchful Eye; 'stop WHO [got FACES]' if it ends early
   exchange WHO FACES [got FACES]     an exchange instead of a play (WHO held no evidence)
@@ -177,15 +177,15 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
     def prompt(self, step: str, players: list[str], me: str | None) -> str:
         cfg = AlibiAdlungConfig(num_players=max(2, len(players)))
         if step == "row":
-            return f"the {cfg.row_size} face-up suspects (s1 to s{len(cfg.suspect_table())}, e.g. 's1 s5 s7 s12'):"
+            return (f"the {cfg.row_size} face-up suspects (s1 to s{len(cfg.suspect_table())}, or a card's features "
+                    "joined by '+', e.g. 's1 s5 thin+female+short+dotted+knife s12'):")
         return f"your {cfg.hand_size} cards (faces, e.g. 'glasses knife bribe fat'):"
 
     def answer(self, step: str, line: str, players: list[str], me: str | None) -> Any:
         game = AlibiAdlungGame(num_players=max(2, len(players)))
         tokens = [t for t in line.replace(",", " ").split() if t]
         if step == "row":
-            names = [suspect_name(s) for s in range(len(game.suspects))]
-            row = [match_name(t, names, "suspect") for t in tokens]
+            row = [read_suspect(game, t) for t in tokens]
             if len(set(row)) != game.config.row_size or len(row) != game.config.row_size:
                 raise DeduceError(f"the row is {game.config.row_size} different suspects; got {len(set(row))}")
             return row
@@ -212,14 +212,13 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         cut = lower.index(extra) if extra in lower else len(tail)
         body, after = tail[:cut], tail[cut + 1:]
         card_names = faces(game)
-        suspects = [suspect_name(s) for s in range(len(game.suspects))]
         event: dict[str, Any] = {"type": word, "player": who}
         if word == "convict":
             if len(body) != 1 or (extra in lower and len(after) != 1):
                 raise DeduceError("usage: convict WHO SUSPECT [new SUSPECT]")
-            event["suspect"] = match_name(body, suspects, "suspect")
+            event["suspect"] = read_suspect(game, body[0])
             if extra in lower:
-                event["new"] = match_name(after, suspects, "suspect")
+                event["new"] = read_suspect(game, after[0])
             return [event]
         if extra in lower:
             if not after:
@@ -231,7 +230,7 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         elif word == "alibi":
             if len(body) != 1:
                 raise DeduceError("usage: alibi WHO SUSPECT [got FACES]")
-            event["suspect"] = match_name(body, suspects, "suspect")
+            event["suspect"] = read_suspect(game, body[0])
         elif word == "bribe":
             if not body:
                 raise DeduceError("usage: bribe WHO VICTIM FACE [got FACES]")
@@ -447,6 +446,24 @@ def _action_text(game: AlibiAdlungGame, action: Action, tableaux: Sequence[Seque
     if isinstance(action, Exchange):
         return _faces(game, action.cards)
     return repr(action)
+
+
+def read_suspect(game: AlibiAdlungGame, token: str) -> str:
+    """A suspect as a person names it: ``s3``, or the features printed on its card joined by
+    '+' in any order ("thin+female+short+dotted+knife"; prefixes will do), the card one sees
+    at a real table. Refused, naming the input, when no suspect (or several) has them."""
+    names = [suspect_name(s) for s in range(len(game.suspects))]
+    if "+" not in token:
+        return match_name(token, names, "suspect")
+    features = sorted({f for s in game.suspects for f in s})
+    given = frozenset(match_name(part, features, "feature") for part in token.split("+") if part)
+    found = [names[s] for s, feats in enumerate(game.suspects) if given <= feats]
+    exact = [names[s] for s, feats in enumerate(game.suspects) if given == feats]
+    if len(exact) == 1 or len(found) == 1:
+        return (exact or found)[0]
+    if not found:
+        raise DeduceError(f"no suspect has the features {', '.join(sorted(given))} ({token!r})")
+    raise DeduceError(f"suspect {token!r} is ambiguous: it could be {', '.join(found)}; give more features")
 
 
 #: the adapter ``deduce assist alibi-adlung`` uses (:func:`deduce.apps.assist.session.adapter_for`).

@@ -211,3 +211,17 @@ def test_no_deal_under_the_exact_model_is_a_warning_not_numbers(monkeypatch):
     assert ("warning: these events contradict each other under the exact model: no deal fits them when every "
             "draw, exchange and reshuffle is followed in order.") in text
     assert "copies of each face" not in text and "best play" not in text and "suspects:" not in text
+
+
+def test_suspects_are_named_by_the_features_on_their_cards(tmp_path):
+    """Issue 20 B14: at a real table a suspect is the card one sees, so setup and event lines
+    take its features ("fat+male+long+plain+umbrella": any order, prefixes) as well as s1..s12."""
+    lines = ["ann, bob, cy", "ann", "fat+male+long+plain+umb, s2 thin+dot+knife+long+fem s4",
+             "glasses knife bribe fat", "alibi bob female+fat+long+striped+umbrella",
+             "alibi cy fat+thin", "quit"]
+    code, out, path = session(tmp_path, lines)
+    assert code == 0 and "Traceback" not in out
+    log = saved(path)
+    assert log["row"] == ["s1", "s2", "s3", "s4"]
+    assert log["events"][-1] == {"type": "alibi", "player": "bob", "suspect": "s2"}
+    assert "no suspect has the features fat, thin" in out
