@@ -4,7 +4,8 @@ question that most raises the chance of a right accusation), ``lookahead`` and `
 on the board, movement policies around them (``*-board``, ``deductive-target``, ...).
 
 Opponents of other styles (``styles``): ``aggressive-accuser``, ``own-evidence``,
-``own-card-prober``, ``memory-notebook``.
+``own-card-prober``, ``memory-notebook``; ``racer-watch`` times racer's gambles on each
+opponent's own view (``opponent_model``).
 
 Modules: ``deduction`` (notebook to racer), ``styles`` (the other styles), ``questions`` (exact scoring of suggestions),
 ``lookahead``, ``ismcts``, ``board``.
@@ -22,6 +23,7 @@ AGENTS: dict[str, str] = {
     "own-evidence": "agents.clue.styles:OwnEvidenceAgent",
     "own-card-prober": "agents.clue.styles:OwnCardProberAgent",
     "memory-notebook": "agents.clue.styles:MemoryNotebookAgent",
+    "racer-watch": "agents.clue.opponent_model:RaceWatchAgent",
     "notebook-board": "agents.clue.board:NotebookBoardAgent",
     "deductive-board": "agents.clue.board:DeductiveBoardAgent",
     "deductive-target": "agents.clue.board:DeductiveTargetAgent",
