@@ -299,3 +299,10 @@ def test_wait_passes_until_something_new_can_be_done():
     assert all(later - earlier for earlier, later in zip(offers, offers[1:], strict=False) if later)
     code, out = play(["1", "wait", "quit"], "crime-hotel", "--seed", "1", "--agents", "random")
     assert "error: 'wait' passes until something new can be done, but you cannot pass now" in out
+
+
+def test_the_barred_room_is_shown_and_named_when_suggested():
+    code, out = play(["sug gr rope kitch", "end", "sug gr rope kitch", "quit"], "clue", "--seed", "3", "--agents", "random")
+    turn = out.split("-- your turn")[3]
+    assert "you may not suggest in Kitchen this turn (your last suggestion was there)" in turn
+    assert "error: no legal action matches 'sug gr rope kitch': you may not suggest in Kitchen again this turn" in out
