@@ -167,7 +167,7 @@ class Tournament:
             return
         game = make(self.game, num_players=self.players, **self.config)
         for spec in self.specs:
-            check_agent(spec, self.game, game, self.schedule[0].deal_seed)
+            check_agent(spec, self.game, game, self.schedule[0].deal_seed, self.move_time_limit)
         self._checked = True
 
     # -- playing ---------------------------------------------------------------------------

@@ -91,13 +91,14 @@ def build_agent(spec: AgentSpec, game: str, in_worker: bool = False) -> Any:
 CHECK_MOVES = 500
 
 
-def check_agent(spec: AgentSpec, name: str, game: Game, deal_seed: int) -> None:
+def check_agent(spec: AgentSpec, name: str, game: Game, deal_seed: int, move_time_limit: float | None = None) -> None:
     """Seat a fresh ``spec`` in seat 0 (random players elsewhere) and play up to its first
     decision: an error there (an unknown solver, a parameter out of range, a game the agent
-    cannot play) is raised as one line naming the agent, before any game of the run."""
+    cannot play) is raised as one line naming the agent, before any game of the run. A slow
+    decision is no error here (the games judge speed); a hung one is cut at the hard limit."""
     agent = build_agent(spec, name)
     others = RandomPlayer(0)
-    run = GameRun(game, [agent, *[others] * (game.num_players - 1)], 0, deal_seed=deal_seed,
+    run = GameRun(game, [agent, *[others] * (game.num_players - 1)], 0, move_time_limit, deal_seed=deal_seed,
                   max_moves=CHECK_MOVES, errors="raise")
     try:
         for step in run:
@@ -107,7 +108,7 @@ def check_agent(spec: AgentSpec, name: str, game: Game, deal_seed: int) -> None:
         raise DeduceError(f"agent {spec.label!r}: {exc}") from None
     except Exception as exc:
         raise DeduceError(f"agent {spec.label!r} failed its first decision: {type(exc).__name__}: {exc}") from None
-    if run.failure is not None:  # a Forfeit raised on purpose
+    if run.failure is not None and run.failure.kind != "timeout":  # a Forfeit raised on purpose
         raise DeduceError(f"agent {spec.label!r} forfeited its first decision: {run.failure.message}")
 
 

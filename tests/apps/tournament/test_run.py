@@ -9,7 +9,7 @@ import pytest
 
 import agents
 from agents.base import Agent
-from deduce.apps.tournament import TIMING_COLUMNS, Tournament
+from deduce.apps.tournament import TIMING_COLUMNS, Tournament, TournamentResults
 from deduce.apps.tournament.runner import AllForfeited, Interrupted
 from deduce.errors import DeduceError
 from deduce.games.clue.rules import Accuse
@@ -217,14 +217,18 @@ def test_rows_carry_game_and_run_identifiers_and_the_summary_is_written(tmp_path
 
 
 @pytest.mark.slow
-def test_slow_and_hung_agents_time_out():
-    slow = Tournament("clue", ["sleeper", "notebook", "random"], games=3, seed=4, backend="serial",
-                      move_time_limit=0.01).run().games
-    assert (slow.loc[slow["agent"] == "sleeper", "failure"] == "timeout").all()
+def test_slow_and_hung_agents_time_out_and_stop_the_run(tmp_path):
+    with pytest.raises(AllForfeited, match="'sleeper' forfeited .*timeout: move took"):
+        Tournament("clue", ["sleeper", "notebook", "random"], games=6, seed=4, backend="serial",
+                   move_time_limit=0.01, out=tmp_path / "slow").run()
+    slow = TournamentResults.load(tmp_path / "slow").games
+    assert len(slow) == 9 and (slow.loc[slow["agent"] == "sleeper", "failure"] == "timeout").all()
     start = time.perf_counter()
-    hung = Tournament("clue", [("sleeper", {"seconds": 60}), "notebook", "random"], games=3, seed=4,
-                      backend="serial", move_time_limit=0.05).run().games
+    with pytest.raises(AllForfeited, match="interrupted"):
+        Tournament("clue", [("sleeper", {"seconds": 60}), "notebook", "random"], games=3, seed=4,
+                   backend="serial", move_time_limit=0.05, out=tmp_path / "hung").run()
     assert time.perf_counter() - start < 10  # interrupted at the hard limit, not after 60 s
+    hung = TournamentResults.load(tmp_path / "hung").games
     rows = hung[hung["agent"] == "sleeper"]
     assert (rows["failure"] == "timeout").all() and rows["failure_message"].str.contains("interrupted").all()
 

@@ -45,3 +45,16 @@ def test_only_one_writer(tmp_path):
                 pass
     with b.lock():
         pass
+
+
+def test_csv_failure_columns_read_back_as_strings(tmp_path):
+    store = ResultStore(tmp_path, fmt="csv", flush_seconds=0)
+    rows = _game(0)
+    rows[1] |= {"forfeit": True, "failure": "exception", "failure_message": "ZeroDivisionError: x", "score": -1.0}
+    store.append(rows)
+    store.compact()
+    frame = ResultStore(tmp_path, fmt="csv").load()
+    for col in ("run_id", "game", "failure", "failure_message", "failure_traceback"):
+        assert frame[col].map(type).eq(str).all(), col
+    assert list(frame["failure_message"]) == ["", "ZeroDivisionError: x", ""]
+    assert frame["forfeit"].dtype == bool and frame["score"].dtype == float
