@@ -39,7 +39,8 @@ abbreviate it will do: each word abbreviates a word of the action). Also:
   table       your private information and the public table
   wait        pass now and at every decision until something new can be done (a new cat to arrest)
   why CARD    why a card must or cannot be somewhere
-  events      everything you have seen so far  help       this text
+  events      everything you have seen, numbered as 'why' cites them
+  help        this text
   board       the board and every token (Clue played with --board)
   quit        leave the game"""
 
@@ -323,8 +324,8 @@ class HumanGame:
             return "\n".join(f"  {i + 1:>3}. {t}" for i, (_, t) in enumerate(menu))
         if word == "table":
             return self.words.status(obs) or "nothing more to show"
-        if word in ("events", "history"):
-            return "\n".join(f"  {self.words.event(e)}" for e in obs.events)
+        if word in ("events", "history"):  # numbered as 'why' cites them ("(event 5)")
+            return "\n".join(f"  {i:>3}. {self.words.event(e)}" for i, e in enumerate(obs.events))
         if word in ("notebook", "grid"):
             return self.notebook()
         if word == "board":

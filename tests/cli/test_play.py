@@ -306,3 +306,9 @@ def test_the_barred_room_is_shown_and_named_when_suggested():
     turn = out.split("-- your turn")[3]
     assert "you may not suggest in Kitchen this turn (your last suggestion was there)" in turn
     assert "error: no legal action matches 'sug gr rope kitch': you may not suggest in Kitchen again this turn" in out
+
+
+def test_events_are_numbered_as_why_cites_them():
+    code, out = play(["1", "events", "why red a", "quit"], "mafia-code", "--seed", "1", "--agents", "random")
+    assert "    5. you guessed p1 holds red A: a hit, the card is revealed" in out
+    assert "red A is p1's: p1 holds red A (event 5)." in out
