@@ -61,7 +61,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.clue.deduction import InfogainAgent
-from agents.clue.lookahead import REFUTE_POLICIES, refute, suggestion_classes
+from agents.clue.lookahead import REFUTE_POLICIES, board_blind, refute, suggestion_classes
 from deduce.constraints import At, Constraint, NotAt
 from deduce.games.base import Action, Observation
 from deduce.games.clue.rules import (
@@ -472,6 +472,10 @@ class ISMCTSAgent(Agent):
         self.gambles = []
         self.searches = []
         self.last_worlds = []
+
+    def cannot_play(self, game: Any) -> str | None:
+        """Why this agent cannot play ``game``, or None (``agents.clue.lookahead.board_blind``)."""
+        return board_blind(self, game)
 
     # -- helpers ---------------------------------------------------------------------------------
     def _sampler(self) -> Any:

@@ -73,6 +73,7 @@ __all__ = [
     "refute",
     "least_leaking",
     "suggestion_classes",
+    "board_blind",
 ]
 
 #: refutation policies: least-leaking, RULES.md §5C default (repeat else random), uniform.
@@ -221,6 +222,17 @@ def _entropy(counts: Iterable[int]) -> float:
     return entropy_bits(counts)
 
 
+def board_blind(agent: Agent, game: Any) -> str | None:
+    """Why ``agent``, which plays Clue without moving a token, cannot play ``game`` (None when
+    it can): what the search agents' ``cannot_play`` says (on the board, a ``*-board`` agent
+    wraps a board-blind one)."""
+    if not isinstance(game, ClueGame):
+        return f"{agent.name} plays Clue, not {getattr(game, 'name', game)!r}"
+    if game.board is not None:
+        return f"{agent.name} moves no token: it plays board_mode='any_room' (on the board, seat a *-board agent)"
+    return None
+
+
 class LookaheadAgent(Agent):
     """Maximises the estimated probability of winning the race (see the module docstring).
 
@@ -302,6 +314,10 @@ class LookaheadAgent(Agent):
         self.timing = []
         self.gambles = []
         self.scored = []
+
+    def cannot_play(self, game: Any) -> str | None:
+        """Why this agent cannot play ``game``, or None (see :func:`board_blind`)."""
+        return board_blind(self, game)
 
     # -- the race model ------------------------------------------------------------------------
     def threat(self, obs: ClueObservation, stop: float) -> dict[int, float]:

@@ -1,15 +1,26 @@
 """The audit: play games and check, after every event and for every player, that nothing a
 researcher relies on is silently wrong.
 
-Checks (each failure carries a reproducer: game seed, number of actions, player):
+Checks (each failure carries a reproducer: game and configuration, game seed, number of
+actions, player):
 
+* ``play``: every seated agent plays the whole game legally: an illegal action or an agent's
+  exception is a failure naming the agent, the seat and the action, never a crash;
 * ``soundness``: the true world is consistent with the player's knowledge base;
 * ``agreement``: every backend that supports the knowledge base (and can finish on it) finds
   the same possible locations, and the same count where counting is feasible;
 * ``leak``: the player's observation is unchanged in a state that differs only in cards the
   player has not seen (games that offer ``State.hidden_variant``);
 * ``determinism``: replaying the game's actions from its seed reproduces the same events, and
-  rerunning the agents from their seeds reproduces the same actions.
+  rerunning the agents from their seeds reproduces the same actions. An agent that plays to a
+  wall-clock ``deadline`` (an opt-in of the search agents) cannot be held to that: its seat
+  replays its own actions, and the report says which agents were not checked and why.
+
+Only agents that can play the configuration are seated: an agent may declare what it cannot
+play (``cannot_play(game)``, a reason or ``None``) and may refuse the game in ``reset``; under
+a configuration other than the game's default, an agent that declares nothing is first tried in
+a short game of its own, and one that breaks a rule there is not seated. The report lists the
+agents left out, with the reason.
 
 Agents and solvers are looked up by name in their registries.
 """
@@ -17,8 +28,9 @@ Agents and solvers are looked up by name in their registries.
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,17 +39,21 @@ import numpy as np
 import agents as agent_registry
 import solvers as solver_registry
 from deduce.constraints import At, NotAt
-from deduce.errors import IllegalAction, NotSupported, TooLarge
+from deduce.errors import IllegalAction, InvalidConfig, NotSupported, TooLarge
 from deduce.games.base import Action, Game
 from deduce.games.registry import game_class, make
 from deduce.knowledge import propagate
 from deduce.play import GameRun, ScriptedPlayer, Step
 
-__all__ = ["audit", "AuditReport", "AuditFailure", "CHECKS"]
+__all__ = ["audit", "AuditReport", "AuditFailure", "AgentEntry", "CHECKS"]
 
-CHECKS = ("soundness", "agreement", "leak", "determinism")
+CHECKS = ("play", "soundness", "agreement", "leak", "determinism")
 _BRUTE_MAX_WORLDS = 200_000  # domain product under which brute force is asked to agree
 _CSP_MAX_WORLDS = 10**6
+_TRIAL_MOVES = 60  # length of the trial game of an agent that declares nothing
+
+#: an agent to seat: its registered name, or (name, parameters)
+AgentEntry = str | tuple[str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -50,15 +66,20 @@ class AuditFailure:
     step: int
     player: int | None
     message: str
+    #: the game configuration beyond the player count (empty: the game's default)
+    config: tuple[tuple[str, Any], ...] = ()
 
     def reproducer(self, game: str) -> str:
         who = "" if self.player is None else f", player {self.player}"
-        return f"{game} with {self.num_players} players, game seed {self.game_seed}, after action {self.step}{who}"
+        setting = f" ({', '.join(f'{k}={v}' for k, v in self.config)})" if self.config else ""
+        return (f"{game}{setting} with {self.num_players} players, game seed {self.game_seed}, "
+                f"after action {self.step}{who}")
 
 
 @dataclass
 class AuditReport:
-    """Counts of checks passed and failed, and every failure."""
+    """Counts of checks passed and failed, every failure, and which agents were left out of
+    the games or out of the determinism check, with the reason."""
 
     game: str
     games: int = 0
@@ -67,6 +88,13 @@ class AuditReport:
     passed: Counter = field(default_factory=Counter)
     skipped: Counter = field(default_factory=Counter)
     failures: list[AuditFailure] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+    #: agent -> why it was not seated (it cannot play this configuration)
+    unseated: dict[str, str] = field(default_factory=dict)
+    #: agent -> why its own choices were not checked for determinism
+    unchecked: dict[str, str] = field(default_factory=dict)
+    #: seconds spent playing ("games", checks included), checking ("checks") and on determinism
+    seconds: Counter = field(default_factory=Counter)
 
     @property
     def ok(self) -> bool:
@@ -74,6 +102,33 @@ class AuditReport:
 
     def failed(self) -> Counter:
         return Counter(f.check for f in self.failures)
+
+
+@dataclass(frozen=True)
+class _Seat:
+    """An agent to seat: registered name, parameters, and the label it is reported by."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.name + (":" + ",".join(f"{k}={v}" for k, v in self.params) if self.params else "")
+
+    def build(self, game: str) -> Any:
+        try:
+            return agent_registry.get(self.name, game=game, **dict(self.params))
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, InvalidConfig):
+                raise
+            raise InvalidConfig(f"agent {self.label}", dict(self.params), str(exc)) from None
+
+
+def _seat(entry: AgentEntry) -> _Seat:
+    if isinstance(entry, str):
+        return _Seat(entry)
+    name, params = entry
+    return _Seat(name, tuple(params.items()))
 
 
 def _worlds_bound(kb: Any, facts_only: bool = False) -> float:
@@ -136,89 +191,201 @@ def audit(
     game_name: str,
     games: int = 10,
     seed: int = 0,
-    agents: Sequence[str] | None = None,
+    agents: Sequence[AgentEntry] | None = None,
     solvers: Sequence[str] = ("exact", "cpsat", "csp", "brute"),
     check_every: int = 5,
     max_actions: int = 3000,
-    config: dict[str, Any] | None = None,
+    config: Mapping[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> AuditReport:
     """Play ``games`` games of ``game_name`` and run every check; see the module docstring.
 
-    Player counts cycle through the game's range; seats are filled from ``agents`` (default:
-    every agent registered for the game) in rotation. Backend agreement is checked every
-    ``check_every`` actions (it is the expensive check); the rest after every action.
+    Player counts cycle through the game's range (unless ``config`` sets ``num_players``); seats are filled from ``agents`` (names, or
+    ``(name, parameters)``; default: every agent registered for the game) in rotation, leaving
+    out those that cannot play ``config``. Backend agreement is checked every ``check_every``
+    actions (it is the expensive check); the rest after every action. ``progress`` is given a
+    line of text per game and per check as the audit goes.
     """
+    say = progress or (lambda line: None)
     cls = game_class(game_name)
-    names = list(agents or _agents_that_play(game_name, config))
+    settings = dict(config or {})
+    report = AuditReport(game=game_name, config=dict(settings))
+    counts = [settings.pop("num_players")] if "num_players" in settings else list(range(cls.min_players, cls.max_players + 1))
+    candidates = [_seat(a) for a in agents] if agents else [_Seat(n) for n in agent_registry.available(game_name)]
+    seats = _seats_that_play(game_name, counts[0], settings, candidates, seed, report)
+    if not seats:
+        why = "; ".join(f"{a}: {r}" for a, r in report.unseated.items())
+        raise InvalidConfig("agents", [c.label for c in candidates], f"none of them plays {game_name} {settings}: {why}")
     backends = []
     for s in solvers:
         try:
             backends.append(solver_registry.get(s))
         except Exception:
             continue
-    report = AuditReport(game=game_name)
+    for seat in seats:
+        reason = _time_bound(seat.build(game_name))
+        if reason:
+            report.unchecked[seat.label] = reason
+    setting = f" ({', '.join(f'{k}={v}' for k, v in settings.items())})" if settings else ""
+    say(f"{game_name}{setting}: {games} games from seed {seed}, agents {', '.join(s.label for s in seats)}")
+    for label, why in report.unseated.items():
+        say(f"{game_name}: {label} not seated: {why}")
+    for label, why in report.unchecked.items():
+        say(f"{game_name}: determinism of {label}'s own choices not checked: {why}")
     root = np.random.SeedSequence(seed)
-    counts = list(range(cls.min_players, cls.max_players + 1))
     for g, child in enumerate(root.spawn(games)):
         game_seed = int(child.generate_state(1, dtype=np.uint64)[0] >> 1)
         n = counts[g % len(counts)]
-        game = make(game_name, num_players=n, **(config or {}))
-        seated = [names[(g + i) % len(names)] for i in range(n)]
-        actions, events = _play(game, seated, game_seed, max_actions, report, backends, check_every)
+        game = make(game_name, num_players=n, **settings)
+        seated = [seats[(g + i) % len(seats)] for i in range(n)]
+        where = f"{game_name} game {g + 1}/{games}"
+        before = (report.passed.copy(), report.failed(), report.skipped.copy(), report.seconds.copy())
+        start = time.perf_counter()
+        actions, by, events = _play(game, seated, game_seed, max_actions, report, backends, check_every)
+        played = time.perf_counter() - start
+        report.seconds["games"] += played
         report.games += 1
         report.actions += len(actions)
         report.events += len(events)
-        _check_determinism(game, seated, game_seed, actions, events, report)
+        say(f"{where}: {n} players ({', '.join(s.label for s in seated)}), game seed {game_seed}: "
+            f"{len(actions)} actions in {played:.1f} s (checks {report.seconds['checks'] - before[3]['checks']:.1f} s)")
+        for check in CHECKS[:-1]:
+            say(f"{where}: {check} " + _tally(report, before, check))
+        start = time.perf_counter()
+        _check_determinism(game, seated, game_seed, actions, by, events, report)
+        report.seconds["determinism"] += time.perf_counter() - start
+        say(f"{where}: determinism " + _tally(report, before, "determinism"))
     return report
 
 
-def _agents_that_play(game_name: str, config: dict[str, Any] | None) -> list[str]:
-    """Every agent registered for the game that accepts this configuration (a board agent
-    refuses the board-less game in ``reset``)."""
-    cls = game_class(game_name)
-    game = make(game_name, num_players=cls.min_players, **(config or {}))
-    names = []
-    for name in agent_registry.available(game_name):
+def _tally(report: AuditReport, before: tuple[Counter, Counter, Counter, Counter], check: str) -> str:
+    """One check's results in the last game, and its time."""
+    passed, failed, skipped, seconds = before
+    ok = report.passed[check] - passed[check]
+    bad = report.failed()[check] - failed[check]
+    na = report.skipped[check] - skipped[check]
+    spent = report.seconds[check] - seconds[check]
+    return f"{ok} ok, {bad} failed, {na} n/a" + (f" ({spent:.1f} s)" if spent >= 0.05 else "")
+
+
+def _time_bound(agent: Any) -> str | None:
+    """Why ``agent``'s choices depend on the clock (a wall-clock deadline), or None."""
+    deadline = getattr(agent, "deadline", None)
+    if isinstance(deadline, int | float) and not isinstance(deadline, bool):
+        return f"it plays to a wall-clock deadline ({deadline:g} s a decision), so its choices depend on the machine's load"
+    return None
+
+
+def _seats_that_play(game_name: str, players: int, config: Mapping[str, Any], candidates: Sequence[_Seat],
+                     seed: int, report: AuditReport) -> list[_Seat]:
+    """The ``candidates`` that can play ``config``; the others go to ``report.unseated``."""
+    game = make(game_name, num_players=players, **config)
+    out = []
+    for seat in candidates:
+        why = _cannot_play(seat, game, seed, trial=bool(config))
+        if why is None:
+            out.append(seat)
+        else:
+            report.unseated[seat.label] = why
+    return out
+
+
+def _cannot_play(seat: _Seat, game: Game, seed: int, trial: bool) -> str | None:
+    """Why the agent of ``seat`` cannot play ``game``: its own declaration, its refusal in
+    ``reset``, or (``trial``, for an agent that declares nothing) a rule it breaks in a short
+    game with itself in every seat; None when it can."""
+    agent = seat.build(game.name)
+    declared = getattr(agent, "cannot_play", None)
+    if callable(declared):
+        why = declared(game)
+        if why:
+            return str(why)
+    try:
+        agent.reset(game, 0, 0)
+    except Exception as exc:
+        return f"it refuses the game: {exc}"
+    if callable(declared) or not trial:
+        return None
+    trial_run = GameRun(game, [seat.build(game.name) for _ in range(game.num_players)], seed, max_moves=_TRIAL_MOVES)
+    for _ in trial_run:
+        pass
+    failure = trial_run.failure
+    if failure is not None and failure.kind in ("illegal", "exception"):
+        return f"in a trial game (seed {seed}) it broke a rule: {failure.message}"
+    return None
+
+
+class _AgentRaised(Exception):
+    """An agent's own exception, told apart from the audit's and the engine's."""
+
+    def __init__(self, seat: int, error: Exception) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.seat = seat
+
+
+def _new_agents(game: Game, seated: Sequence[_Seat]) -> tuple[list[Any], list[Action | None]]:
+    """Fresh agents (the game loop resets them with the seats' seeds), each ``act`` recording
+    the seat's last action and marking the agent's own exceptions."""
+    players = [seat.build(game.name) for seat in seated]
+    last: list[Action | None] = [None] * len(players)
+    for i, agent in enumerate(players):
+        agent.act = _recording(agent.act, i, last)
+    return players, last
+
+
+def _recording(act: Callable[[Any], Action], seat: int, last: list[Action | None]) -> Callable[[Any], Action]:
+    def recorded(observation: Any) -> Action:
         try:
-            agent_registry.get(name, game=game_name).reset(game, 0, 0)
-        except Exception:
-            continue
-        names.append(name)
-    return names
+            last[seat] = act(observation)
+        except Exception as exc:
+            raise _AgentRaised(seat, exc) from exc
+        return last[seat]  # type: ignore[return-value]
 
-
-def _new_agents(game: Game, seated: Sequence[str]) -> list[Any]:
-    """Fresh agents by name; the game loop resets them with the seats' seeds."""
-    return [agent_registry.get(name, game=game.name) for name in seated]
+    return recorded
 
 
 def _play(
     game: Game,
-    seated: Sequence[str],
+    seated: Sequence[_Seat],
     game_seed: int,
     max_actions: int,
     report: AuditReport,
     backends: Sequence[Any],
     check_every: int,
-) -> tuple[list[Action], tuple[Any, ...]]:
-    """Play one game through the shared loop, running the checks after every action (an agent's
-    exception or illegal action is a bug to see, so it propagates)."""
+) -> tuple[list[Action], list[int], tuple[Any, ...]]:
+    """Play one game through the shared loop, running the checks after every action. An
+    illegal action or an agent's exception ends the game as a ``play`` failure with its
+    reproducer. Returns the actions, the seat of each, and the events."""
     rng = np.random.default_rng(game_seed)
     actions: list[Action] = []
+    by: list[int] = []
 
     def check(step: Step) -> None:
         actions.append(step.action)
+        by.append(step.seat)
+        start = time.perf_counter()
         _check_step(game, step.state, actions, step.moves, game_seed, report, backends, rng,
                     step.moves % check_every == 0)
+        report.seconds["checks"] += time.perf_counter() - start
 
-    run = GameRun(game, _new_agents(game, seated), game_seed, max_moves=max_actions, on_action=check, errors="raise")
-    for _ in run:
-        pass
-    return actions, run.state.events
+    players, last = _new_agents(game, seated)
+    run = GameRun(game, players, game_seed, max_moves=max_actions, on_action=check, errors="raise")
+    try:
+        for _ in run:
+            pass
+    except IllegalAction as exc:
+        seat = run.state.current_player
+        _fail(report, "play", game, game_seed, len(actions), seat,
+              f"agent {seated[seat].label} chose {last[seat]!r}, which is illegal: {exc}")
+    except _AgentRaised as exc:
+        _fail(report, "play", game, game_seed, len(actions), exc.seat, f"agent {seated[exc.seat].label} raised {exc}")
+    else:
+        report.passed["play"] += 1
+    return actions, by, run.state.events
 
 
 def _fail(report: AuditReport, check: str, game: Game, game_seed: int, step: int, player: int | None, msg: str) -> None:
-    report.failures.append(AuditFailure(check, game_seed, game.num_players, step, player, msg))
+    report.failures.append(AuditFailure(check, game_seed, game.num_players, step, player, msg, tuple(report.config.items())))
 
 
 def _check_step(
@@ -267,12 +434,15 @@ def _check_step(
 
 def _check_determinism(
     game: Game,
-    seated: Sequence[str],
+    seated: Sequence[_Seat],
     game_seed: int,
     actions: Sequence[Action],
+    by: Sequence[int],
     events: tuple[Any, ...],
     report: AuditReport,
 ) -> None:
+    """Replay the actions (same events?), then rerun the agents from their seeds (same
+    actions?); a seat whose agent plays to a deadline replays its own actions instead."""
     n = game.num_players
     replay = GameRun(game, [ScriptedPlayer(actions)] * n, game_seed, max_moves=len(actions), errors="raise")
     for _ in replay:
@@ -280,17 +450,25 @@ def _check_determinism(
     if replay.state.events != events:
         _fail(report, "determinism", game, game_seed, len(actions), None, "replaying the actions gave other events")
         return
-    again = GameRun(game, _new_agents(game, seated), game_seed, max_moves=len(actions), errors="raise")
+    timed = [seat.label in report.unchecked for seat in seated]
+    if all(timed):
+        report.skipped["determinism"] += 1
+        return
+    players, _ = _new_agents(game, seated)
+    for i in range(n):
+        if timed[i]:
+            players[i] = ScriptedPlayer([a for a, s in zip(actions, by, strict=True) if s == i])
+    again = GameRun(game, players, game_seed, max_moves=len(actions), errors="raise")
     try:
         for step in again:
             expected = actions[step.moves - 1]
             if step.action != expected:
                 _fail(report, "determinism", game, game_seed, step.moves - 1, step.seat,
-                      f"agent {seated[step.seat]} chose {step.action!r}, not {expected!r}")
+                      f"agent {seated[step.seat].label} chose {step.action!r}, not {expected!r}")
                 return
-    except IllegalAction as exc:  # another action than before, and not even a legal one
+    except (IllegalAction, _AgentRaised) as exc:  # another action than before, and not even a legal one
         seat = again.state.current_player
         _fail(report, "determinism", game, game_seed, again.moves, seat,
-              f"agent {seated[seat]} chose an illegal action ({exc}), not {actions[again.moves]!r}")
+              f"agent {seated[seat].label} did otherwise on the rerun ({exc}), not {actions[again.moves]!r}")
         return
     report.passed["determinism"] += 1

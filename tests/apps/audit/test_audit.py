@@ -4,10 +4,14 @@ import dataclasses
 
 import pytest
 
+import agents
 import deduce
+from agents.base import Agent
 from deduce import Count
-from deduce.apps.audit import audit
+from deduce.apps.audit import CHECKS, audit
 from deduce.cli import main
+from deduce.errors import InvalidConfig
+from deduce.games.base import Action
 from deduce.games.clue.rules import ClueGame, ClueState
 
 
@@ -48,8 +52,6 @@ def test_audit_catches_a_leaking_observation(monkeypatch):
 @pytest.mark.parametrize("name", deduce.game_names())
 @pytest.mark.slow
 def test_every_game_passes_a_short_audit(name):
-    import agents
-
     quick = [a for a in agents.available(name) if a not in ("lookahead", "ismcts") and "board" not in a and "target" not in a]
     report = audit(name, games=1, seed=1, agents=quick, check_every=10, max_actions=80)
     assert report.ok, [f.message for f in report.failures[:3]]
@@ -59,3 +61,78 @@ def test_every_game_passes_a_short_audit(name):
 def test_cli_exit_status(capsys):
     assert main(["audit", "clue", "--games", "1", "--agents", "random", "--check-every", "20"]) == 0
     assert "soundness" in capsys.readouterr().out
+
+
+@dataclasses.dataclass(frozen=True)
+class Nonsense(Action):
+    """An action no game allows."""
+
+
+class IllegalOnThirdMove(Agent):
+    """Plays legal actions, except its third decision."""
+
+    name = "illegal-third"
+
+    def reset(self, game, player, seed=None):
+        super().reset(game, player, seed)
+        self.moves = 0
+
+    def act(self, observation):
+        self.moves += 1
+        return Nonsense() if self.moves == 3 else observation.legal_actions[0]
+
+
+def test_an_illegal_action_is_a_failure_with_a_reproducer_not_a_crash(monkeypatch):
+    monkeypatch.setitem(agents.registry._EXTRA, ("illegal-third", "clue"), IllegalOnThirdMove)
+    report = audit("clue", games=1, seed=2, agents=["illegal-third", "random"], check_every=50, max_actions=40)
+    assert report.failed()["play"] == 1 and report.passed["play"] == 0
+    failure = report.failures[0]
+    assert "agent illegal-third chose Nonsense()" in failure.message and failure.player in (0, 2)
+    assert f"game seed {failure.game_seed}" in failure.reproducer("clue")
+    assert report.passed["determinism"] == 1  # the actions before it replay and rerun the same
+
+
+def test_a_deadline_agent_is_reported_unchecked_and_the_rest_still_checked():
+    report = audit("clue", games=1, seed=0, agents=[("ismcts", {"deadline": 0.05}), "random"],
+                   check_every=50, max_actions=12)
+    assert report.ok, report.failures
+    assert "wall-clock deadline" in report.unchecked["ismcts:deadline=0.05"]
+    assert report.passed["determinism"] == 1  # random's seats were rerun, ismcts's replayed
+    everyone_timed = audit("clue", games=1, seed=0, agents=[("ismcts", {"deadline": 0.05})], check_every=50, max_actions=6)
+    assert everyone_timed.skipped["determinism"] == 1 and everyone_timed.passed["determinism"] == 0
+
+
+def test_only_agents_that_play_the_configuration_are_seated():
+    board = {"board_mode": "board", "edition": "intrigue"}
+    report = audit("clue", games=1, seed=1, agents=["ismcts", "lookahead", "deductive", "deductive-board", "random"],
+                   config=board, check_every=100, max_actions=30)
+    assert report.ok, report.failures
+    assert set(report.unseated) == {"ismcts", "lookahead", "deductive"}
+    assert "moves no token" in report.unseated["ismcts"]
+    assert "pool to accuse" in report.unseated["deductive"]  # found in its trial game
+    assert report.failures == [] and report.passed["play"] == 1
+    plain = audit("clue", games=1, seed=1, agents=["deductive-board", "random"], check_every=100, max_actions=5)
+    assert "refuses the game" in plain.unseated["deductive-board"]
+    with pytest.raises(InvalidConfig, match="none of them plays"):
+        audit("clue", games=1, agents=["ismcts"], config=board)
+
+
+def test_progress_says_every_game_and_every_check():
+    lines: list[str] = []
+    audit("clue", games=2, seed=0, agents=["random"], check_every=50, max_actions=8, progress=lines.append)
+    for g in (1, 2):
+        for check in CHECKS:
+            assert any(line.startswith(f"clue game {g}/2: {check} ") for line in lines), (g, check)
+    assert lines[0].startswith("clue: 2 games from seed 0")
+
+
+def test_cli_config_is_typed_by_the_field_and_progress_goes_to_stderr(capsys):
+    argv = ["audit", "clue", "--games", "1", "--agents", "random", "--check-every", "50", "--max-actions", "10",
+            "--config", "num_players=5", "--config", "refute_all=yes"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "clue game 1/1: 5 players" in err and "refute_all=True" in err
+    assert "soundness" in out and "clue game" not in out
+    assert main(["audit", "clue", "--config", "dice=two"]) == 2
+    assert "dice" in capsys.readouterr().err
+    assert main(["audit", "all", "--config", "dice=2"]) == 2
