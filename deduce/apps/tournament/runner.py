@@ -67,6 +67,11 @@ class Tournament:
     default). Process and Ray workers rebuild agents by registered name, so agents registered
     at run time need the serial backend, and a script starting them needs the
     ``if __name__ == "__main__":`` guard. Every backend gives the same table for a seed.
+
+    Agent parameters may be text (``"infogain:gamble=false"``, from a command line): they are
+    typed by the agent's constructor, and an unknown one is refused here. ``fmt`` is the rows'
+    file format, ``"parquet"`` (default with pyarrow) or ``"csv"``. Before the first game,
+    :meth:`run` plays each agent's first decision once (:meth:`check_agents`).
     """
 
     def __init__(
