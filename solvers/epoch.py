@@ -13,11 +13,13 @@ the consistent ones. A move swaps the locations of two cards over a segment of e
 epoch): every per-epoch location count and every transfer's ``(src, dst)`` tally is unchanged,
 so only the constraints naming one of the two cards are rechecked. The proposal is symmetric
 (the set of valid segments of a pair does not change under the swap), so accepting every
-consistent proposal targets the uniform distribution. Several chains start from different
-CP-SAT solutions; :meth:`EpochSampler.diagnostics` reports the spread of the chains' marginals
-(the stated mixing check). Irreducibility is not guaranteed under hard answer constraints,
-which is why the answer is labelled approximate and its error is measured against exact
-enumeration (benchmarks/alibi.py).
+consistent proposal targets the uniform distribution. The moves are compiled
+(:mod:`solvers._epoch_kernels`). Several chains start from different CP-SAT solutions and run
+until the largest split R-hat over the cells is at most 1.01 and a stated 95% bound on the
+largest cell error is at most 0.02, or a sample budget runs out (:class:`Diagnostics` says
+which). Irreducibility is not guaranteed under hard answer constraints, which is why the
+answer is labelled approximate and its error is measured against exact enumeration
+(``benchmarks/alibi.py``, ``tests/solvers/test_epoch_sampler.py``).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from deduce.errors import NotSupported
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, Solver
 
-__all__ = ["EpochSolver", "EpochSampler", "Chains", "pruned_model"]
+__all__ = ["EpochSolver", "EpochSampler", "Estimate", "Diagnostics", "Chains", "pruned_model"]
 
 KINDS = EPOCH_KINDS + (CountEver,)
 
@@ -314,13 +316,19 @@ class Chains:
 
 @dataclass(frozen=True)
 class Diagnostics:
-    """Mixing check: ``spread`` = largest difference between two chains' estimates of one
-    cell marginal (of the asked location); ``acceptance`` = accepted / proposed moves."""
+    """Mixing check of the last estimate: ``spread`` = largest difference between two chains'
+    estimates of one cell marginal; ``acceptance`` = accepted / proposed moves; ``rhat`` = the
+    largest split R-hat over the cells (:func:`solvers.convergence.split_rhat`); ``error`` = the
+    stated bound on the largest cell error (95%, :func:`solvers.convergence.error_bound`);
+    ``converged``: both targets met before the sample budget ran out."""
 
     chains: int
     samples: int
     spread: float
     acceptance: float
+    rhat: float = float("nan")
+    error: float = float("nan")
+    converged: bool = False
 
 
 class EpochSolver(Solver):
@@ -368,9 +376,113 @@ class EpochSolver(Solver):
         return out
 
 
+@dataclass
+class _Compiled:
+    """A knowledge base's checkable constraints as the arrays the compiled moves read."""
+
+    member: np.ndarray
+    card_ptr: np.ndarray
+    card_cons: np.ndarray
+    ctype: np.ndarray
+    op: np.ndarray
+    n: np.ndarray
+    cepoch: np.ndarray
+    cloc: np.ndarray
+    emask: np.ndarray
+    lmask: np.ndarray
+    pair_ptr: np.ndarray
+    pair_card: np.ndarray
+    pair_loc: np.ndarray
+
+    def args(self) -> tuple[np.ndarray, ...]:
+        return (self.member, self.card_ptr, self.card_cons, self.ctype, self.op, self.n, self.cepoch, self.cloc,
+                self.emask, self.lmask, self.pair_ptr, self.pair_card, self.pair_loc)
+
+    def values(self, w: np.ndarray) -> np.ndarray:
+        """Each constraint's value in world ``w`` (what the moves update incrementally)."""
+        out = np.zeros(len(self.ctype), dtype=np.int64)
+        E = w.shape[0]
+        for k in range(len(self.ctype)):
+            cards = np.flatnonzero(self.member[k])
+            if self.ctype[k] == 0:
+                out[k] = int((w[self.cepoch[k], cards] == self.cloc[k]).sum())
+            elif self.ctype[k] == 1:
+                ever = self.lmask[k][w[:, cards]] & self.emask[k][:E, None]
+                out[k] = int(ever.any(axis=0).sum())
+            else:
+                lo, hi = self.pair_ptr[k], self.pair_ptr[k + 1]
+                out[k] = int(sum(w[self.cepoch[k], self.pair_card[j]] == self.pair_loc[j] for j in range(lo, hi)))
+        return out
+
+
+_OPS = {Op.EQ: 0, Op.LE: 1, Op.GE: 2}
+
+
+def _compile(kb: KnowledgeBase) -> _Compiled:
+    checks = [c for c in kb.constraints if isinstance(c, (Count, CountEver, AtLeastOne, NotAll))]
+    K, C, E, L = len(checks), kb.num_cards, kb.epochs, kb.num_locations
+    member = np.zeros((K, C), dtype=np.bool_)
+    ctype = np.zeros(K, dtype=np.int64)
+    op = np.zeros(K, dtype=np.int64)
+    n = np.zeros(K, dtype=np.int64)
+    cepoch = np.zeros(K, dtype=np.int64)
+    cloc = np.zeros(K, dtype=np.int64)
+    emask = np.zeros((K, E), dtype=np.bool_)
+    lmask = np.zeros((K, L), dtype=np.bool_)
+    pair_ptr = [0]
+    pair_card: list[int] = []
+    pair_loc: list[int] = []
+    for k, c in enumerate(checks):
+        if isinstance(c, NotAll):
+            ctype[k] = 2
+            cepoch[k] = c.epoch
+            for card, z in c.pairs:
+                member[k, card] = True
+                pair_card.append(card)
+                pair_loc.append(z)
+        else:
+            member[k, list(c.cards)] = True
+            if isinstance(c, CountEver):
+                ctype[k] = 1
+                emask[k, list(c.epochs)] = True
+                lmask[k, list(c.locs)] = True
+            else:
+                cepoch[k], cloc[k] = c.epoch, c.loc
+            if isinstance(c, AtLeastOne):
+                op[k], n[k] = 2, 1
+            else:
+                op[k], n[k] = _OPS[c.op], c.n
+        pair_ptr.append(len(pair_card))
+    by_card: list[list[int]] = [[] for _ in range(C)]
+    for k in range(K):
+        for card in np.flatnonzero(member[k]):
+            by_card[int(card)].append(k)
+    card_ptr = np.cumsum([0] + [len(b) for b in by_card]).astype(np.int64)
+    card_cons = np.array([k for b in by_card for k in b], dtype=np.int64)
+    return _Compiled(member, card_ptr, card_cons, ctype, op, n, cepoch, cloc, emask, lmask,
+                     np.array(pair_ptr, dtype=np.int64), np.array(pair_card, dtype=np.int64),
+                     np.array(pair_loc, dtype=np.int64))
+
+
+@dataclass
+class Estimate:
+    """Cell marginals of the last epoch with their stated error (see :class:`Diagnostics`)."""
+
+    marginals: np.ndarray
+    diagnostics: Diagnostics
+
+
 class EpochSampler(Solver):
     """Approximately uniform samples of consistent worlds ``[epoch, card]`` (labelled
-    approximate: ``exact = False``); marginals of the last epoch from them."""
+    approximate: ``exact = False``) and cell marginals of the last epoch with a stated error.
+
+    :meth:`estimate` runs ``chains`` compiled chains (:mod:`solvers._epoch_kernels`) from
+    different CP-SAT solutions, ``burn_in`` moves each, then records every ``thin`` moves, and
+    keeps doubling the draws (from ``samples`` per chain up to ``max_samples``) until the
+    largest split R-hat is at most ``rhat_target`` and the stated 95% bound on the largest cell
+    error at most ``error_target``; :meth:`diagnostics` says whether they were met. Every
+    random choice comes from ``seed`` (a sample budget in moves, never a clock).
+    """
 
     name = "epoch-sample"
     can_count = False
@@ -379,16 +491,40 @@ class EpochSampler(Solver):
     kinds = KINDS
     max_epochs = None
 
-    def __init__(self, chains: int = 4, burn_in: int = 2000, thin: int = 50, samples: int = 400) -> None:
+    def __init__(self, chains: int = 4, burn_in: int = 20_000, thin: int = 25, samples: int = 1000,
+                 max_samples: int = 16_000, rhat_target: float = 1.01, error_target: float = 0.02,
+                 seed: int = 0) -> None:
         self.chains = int(chains)
         self.burn_in = int(burn_in)
         self.thin = int(thin)
         self.samples = int(samples)
+        self.max_samples = int(max_samples)
+        self.rhat_target = float(rhat_target)
+        self.error_target = float(error_target)
+        self.seed = int(seed)
         self.last: Diagnostics | None = None
+
+    def check_supported(self, kb: KnowledgeBase) -> None:
+        """The moves permute cards, so they keep how many cards each location holds at each
+        epoch: the sampler is only uniform over the consistent worlds when those numbers are
+        fixed, by a ``==`` count over every card for all locations but at most one per epoch
+        (Mayfair Alibi's public hand sizes, box and meld pile)."""
+        super().check_supported(kb)
+        every = tuple(range(kb.num_cards))
+        fixed: set[tuple[int, int]] = {
+            (c.epoch, c.loc) for c in kb.constraints if isinstance(c, Count) and c.op is Op.EQ and c.cards == every
+        }
+        for e in range(kb.epochs):
+            open_locs = [z for z in range(kb.num_locations) if (e, z) not in fixed]
+            if len(open_locs) > 1:
+                raise NotSupported(
+                    f"{self.name}: the number of cards at {kb.locations[open_locs[0]]} in epoch {e} is not fixed by a "
+                    "count over every card (the sampler's moves keep those numbers)"
+                )
 
     def starts(self, kb: KnowledgeBase, possible: np.ndarray, model: _Pruned, rng: np.random.Generator) -> list[np.ndarray]:
         """Different CP-SAT solutions to start the chains from (random objectives over the
-        last epoch's open cells, short time limit)."""
+        last epoch's open cells, short deterministic work limit)."""
         out = []
         e = kb.epochs - 1
         open_cells = [(c, z) for c in range(kb.num_cards) if possible[e, c].sum() > 1 for z in np.flatnonzero(possible[e, c])]
@@ -405,56 +541,99 @@ class EpochSampler(Solver):
             out.append(w)
         return out
 
-    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
-        """``n`` worlds ``[epoch, card]``, spread over the chains (empty when inconsistent)."""
+    def _chains(self, kb: KnowledgeBase, rng: np.random.Generator, full: bool, per_chain: int,
+                adaptive: bool) -> tuple[np.ndarray, Diagnostics] | None:
+        """Draws ``[chain, draw, epoch or 1, card]`` and their diagnostics (None: inconsistent)."""
+        from solvers import _epoch_kernels as kern
+        from solvers.convergence import batch_se, cell_series, error_bound, split_rhat
+
         self.check_supported(kb)
         model, possible = pruned_model(kb)
         if model is None:
-            return []
+            return None
         starts = self.starts(kb, possible, model, rng)
         if not starts:
+            return None
+        comp = _compile(kb)
+        mobile = np.flatnonzero((possible.sum(axis=2) > 1).any(axis=0)).astype(np.int64)
+        worlds = [np.ascontiguousarray(w, dtype=np.int64) for w in starts]
+        values = [comp.values(w) for w in worlds]
+        E, C, L = kb.epochs, kb.num_cards, kb.num_locations
+        rows = E if full else 1
+        draws: list[list[np.ndarray]] = [[] for _ in worlds]
+        accepted = proposed = 0
+        burn = self.burn_in
+        want = max(4, per_chain)
+        have = 0
+        while True:
+            for i, w in enumerate(worlds):
+                count = want - have
+                out = np.zeros((count, rows, C), dtype=np.int64)
+                seed = int(rng.integers(2**31))
+                if full:
+                    acc = _run_full(kern, w, possible, mobile, comp, values[i], seed, burn, self.thin, count, out)
+                else:
+                    rec = np.zeros((count, C), dtype=np.int64)
+                    acc = kern.run_chain(w, possible, mobile, *comp.args(), values[i], seed, burn, self.thin, count, rec)
+                    out[:, 0, :] = rec
+                accepted += acc
+                proposed += burn + self.thin * (want - have)
+                draws[i].append(out)
+            burn, have = 0, want
+            arr = np.stack([np.concatenate(d) for d in draws])
+            x = cell_series(arr[:, :, -1, :], L)
+            p = x.mean(axis=(0, 1))
+            rhat = float(np.nanmax(split_rhat(x)))
+            err = error_bound(batch_se(x), p)
+            ok = rhat <= self.rhat_target and err <= self.error_target
+            if ok or not adaptive or want * 2 > self.max_samples:
+                break
+            want *= 2
+        est = x.mean(axis=1)
+        spread = float(max((np.abs(a - b).max() for j, a in enumerate(est) for b in est[j + 1:]), default=0.0))
+        diag = Diagnostics(len(worlds), int(arr.shape[0] * arr.shape[1]), spread, accepted / max(1, proposed),
+                           rhat, err, ok)
+        return arr, diag
+
+    def estimate(self, kb: KnowledgeBase) -> Estimate:
+        """Marginals of the last epoch with their diagnostics (all zero when inconsistent)."""
+        got = self._chains(kb, np.random.default_rng(self.seed), False, self.samples, True)
+        if got is None:
+            self.last = None
+            return Estimate(np.zeros((kb.num_cards, kb.num_locations)), Diagnostics(0, 0, 0.0, 0.0))
+        arr, diag = got
+        self.last = diag
+        from solvers.convergence import cell_series
+
+        return Estimate(cell_series(arr[:, :, -1, :], kb.num_locations).mean(axis=(0, 1)), diag)
+
+    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """``n`` worlds ``[epoch, card]``, spread over the chains (empty when inconsistent);
+        no adaptive doubling: the caller chose ``n``."""
+        per = -(-n // max(1, self.chains))
+        got = self._chains(kb, rng, True, per, False)
+        if got is None:
+            self.last = None
             return []
-        per = -(-n // len(starts))
-        out: list[np.ndarray] = []
-        groups: list[list[np.ndarray]] = []
-        acc = prop = 0
-        for w0 in starts:
-            ch = Chains(kb, possible, w0, rng)
-            ch.step(self.burn_in)
-            group = []
-            for _ in range(per):
-                ch.step(self.thin)
-                group.append(ch.world.copy())
-            groups.append(group)
-            out += group
-            acc += ch.accepted
-            prop += ch.proposed
-        self.last = _diagnose(kb, groups, acc, prop)
+        arr, self.last = got
+        out = [w for chain in arr for w in chain]
         order = rng.permutation(len(out))[:n]
-        return [out[i] for i in order]
+        return [out[i].copy() for i in order]
 
     def marginals(self, kb: KnowledgeBase) -> np.ndarray:
-        worlds = self.sample(kb, self.samples, np.random.default_rng(0))
-        out = np.zeros((kb.num_cards, kb.num_locations))
-        if not worlds:
-            return out
-        idx = np.arange(kb.num_cards)
-        for w in worlds:
-            out[idx, w[-1]] += 1
-        return out / len(worlds)
+        return self.estimate(kb).marginals
 
     def diagnostics(self) -> Diagnostics | None:
-        """The mixing check of the last :meth:`sample` call."""
+        """The mixing check of the last :meth:`estimate` or :meth:`sample` call."""
         return self.last
 
 
-def _diagnose(kb: KnowledgeBase, groups: list[list[np.ndarray]], accepted: int, proposed: int) -> Diagnostics:
-    idx = np.arange(kb.num_cards)
-    est = []
-    for g in groups:
-        m = np.zeros((kb.num_cards, kb.num_locations))
-        for w in g:
-            m[idx, w[-1]] += 1
-        est.append(m / max(1, len(g)))
-    spread = float(max((np.abs(a - b).max() for i, a in enumerate(est) for b in est[i + 1 :]), default=0.0))
-    return Diagnostics(len(groups), sum(len(g) for g in groups), spread, accepted / max(1, proposed))
+def _run_full(kern, w: np.ndarray, possible: np.ndarray, mobile: np.ndarray, comp: _Compiled, values: np.ndarray,
+              seed: int, burn: int, thin: int, count: int, out: np.ndarray) -> int:
+    """Record whole worlds: one kernel call per draw (``thin`` moves, none recorded), then copy."""
+    scratch = np.zeros((1, w.shape[1]), dtype=np.int64)
+    acc = kern.run_chain(w, possible, mobile, *comp.args(), values, seed, burn, 1, 0, scratch) if burn else 0
+    for i in range(count):
+        acc += kern.run_chain(w, possible, mobile, *comp.args(), values, seed + 1 + i, thin, 1, 0, scratch)
+        out[i] = w
+    return acc
