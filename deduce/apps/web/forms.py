@@ -37,7 +37,8 @@ _PLACEHOLDER = re.compile(r"^[A-Z][A-Z_]*$")
 #: Per (game, event word, placeholder): what makes a pick legal now, beyond the grammar.
 #: ``exclude``: not the value picked in that slot; ``pick_from``: one of the values picked in
 #: those slots; ``only_if_me``: offered only when that slot is you (and, with ``unless``, the
-#: named slot is not that value); ``extra``: more choices than the players.
+#: named slot is not that value); ``extra``: more choices than the players; ``card_word``: a
+#: choice of the words at that place in the cards' names.
 HINTS: Mapping[tuple[str, str, str], Mapping[str, Any]] = {
     ("clue", "sug", "REFUTER"): {"exclude": "BY"},
     ("clue", "sug", "CARD"): {"pick_from": ["SUSPECT", "WEAPON", "ROOM"], "only_if_me": "BY",
@@ -55,6 +56,9 @@ HINTS: Mapping[tuple[str, str, str], Mapping[str, Any]] = {
     ("alibi-adlung", "bribe", "FACES"): {"only_if_me": "WHO"},
     ("alibi-adlung", "stop", "FACES"): {"only_if_me": "WHO"},
     ("checkpoint-charlie", "side", "FACE"): {"only_if_me": "WHO"},
+    # a word of the cards' names: Mafia Code's roll is a colour and a letter
+    ("mafia-code", "code", "COLOUR"): {"card_word": 0},
+    ("mafia-code", "code", "LETTER"): {"card_word": 1},
 }
 
 
@@ -145,14 +149,26 @@ def _is_syntax(chunk: str, known: set[str]) -> bool:
     return True
 
 
-def event_forms(game: str, help_text: str, words: Sequence[str], categories: Sequence[str]) -> list[EventForm]:
-    """The forms of one game's events, from its adapter's help text (see the module's doc)."""
+def event_forms(game: str, help_text: str, words: Sequence[str], categories: Sequence[str],
+                cards: Sequence[str] = ()) -> list[EventForm]:
+    """The forms of one game's events, from its adapter's help text (see the module's doc);
+    ``cards``: the deck's names, for choices among their words."""
     forms: list[EventForm] = []
     for syntax, description in grammar_lines(help_text, words):
         for variant in _variants(syntax.split()):
             word, rest = variant[0], variant[1:]
-            forms.append(EventForm(word, " ".join(variant), description, tuple(_slots(game, word, rest, categories))))
+            slots = [_card_words(s, cards) for s in _slots(game, word, rest, categories)]
+            forms.append(EventForm(word, " ".join(variant), description, tuple(slots)))
     return forms
+
+
+def _card_words(slot: Slot, cards: Sequence[str]) -> Slot:
+    """A text slot whose hint names a word of the cards' names, as a choice of those words."""
+    place = slot.hint.get("card_word")
+    if place is None or not cards:
+        return slot
+    options = tuple(dict.fromkeys(n.split()[place] for n in cards if len(n.split()) > place))
+    return Slot("choice", name=slot.name, options=options, group=slot.group)
 
 
 def _variants(tokens: list[str]) -> list[list[str]]:

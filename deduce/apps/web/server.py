@@ -350,6 +350,7 @@ def _run(server: Server, host: str, port: int, browser: bool, out: TextIO, start
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # from now on a visit to the printed URL waits for the server, never fails
     except OSError as exc:
         sock.close()
         raise DeduceError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None

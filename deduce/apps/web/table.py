@@ -204,7 +204,7 @@ class Table:
             rows.append({"id": card.id, "name": card.name, "token": card_token(card.name, self.game),
                          "category": card.category, "mine": card.id in mine, "cells": cells})
         categories = list(dict.fromkeys(c.category for c in deck))
-        forms = event_forms(self.game, s.adapter.help, s.adapter.words, categories)
+        forms = event_forms(self.game, s.adapter.help, s.adapter.words, categories, [c.name for c in deck])
         words = sorted({*s.adapter.words, *(w for c in deck for w in c.name.split())}, key=str.lower)
         return {
             "locations": [str(z) for z in kb.locations],

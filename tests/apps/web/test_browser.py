@@ -227,8 +227,8 @@ def test_mafia_code(live_server: Any, tmp_path: Path, page: Any) -> None:
     ex(cell(page, "blue F", 2)).to_have_text("YES")
     choose_form(page, "code WHO COLOUR LETTER N", exact=True)
     tap(page, "WHO", "Bob")
-    page.locator("#event-form fieldset[data-slot='COLOUR'] input").fill("red")
-    page.locator("#event-form fieldset[data-slot='LETTER'] input").fill("a")
+    tap(page, "COLOUR", "red")
+    tap(page, "LETTER", "A")
     page.locator("#event-form fieldset[data-slot='N'] input").fill("1")
     add(page)
     ex(events(page)).to_have_count(3)
@@ -251,6 +251,10 @@ def test_checkpoint_charlie(live_server: Any, tmp_path: Path, page: Any) -> None
     short_game(page, live, "checkpoint-charlie-1", PLAYERS, "Ann")
     ex(page.locator(".prompt")).to_contain_text("who flips first")
     page.locator("#entry button[data-pick='Bob']").click()
+    ex(page.locator(".prompt")).to_contain_text("your clue token")
+    ex(page.locator("#entry button[data-pick='hat']")).to_be_visible()  # its faces to tap
+    ex(page.locator("#setup-default")).to_have_text("not drawn yet")
+    page.locator("#setup-default").click()
     ex(page.locator("#grid")).to_be_visible()
     choose_form(page, "hound ")
     tap(page, "WHO", "Bob")
@@ -345,3 +349,18 @@ def test_alibi_adlung(live_server: Any, tmp_path: Path, page: Any) -> None:
     page.reload()
     ex(events(page)).to_have_count(3)
     assert len(json.loads(table.path.read_text())["events"]) == 3
+
+
+def test_serve_picks_the_game_in_the_page_and_lists_it_afterwards(live_server: Any, tmp_path: Path, page: Any) -> None:
+    ex = expect()
+    live = live_server(Server(folder=tmp_path, token="browser-token"))
+    page.goto(live.url("/"))
+    page.locator("button[data-new='checkpoint-charlie']").click()
+    page.wait_for_url("**/t/checkpoint-charlie-1")
+    setup_players(page, PLAYERS)
+    page.get_by_role("button", name="spectator (no cards)").click()
+    page.locator("#entry button[data-pick='Cat']").click()
+    ex(events(page)).to_have_count(1)
+    assert json.loads((tmp_path / "checkpoint-charlie-1.json").read_text())["events"] == [{"type": "round", "starter": "Cat"}]
+    page.get_by_role("link", name="all games").click()
+    ex(page.locator(".saved a")).to_have_text(["checkpoint-charlie-1.json"])

@@ -71,3 +71,37 @@ def test_the_session_additions_the_page_reads() -> None:
     advice = s.advice()
     assert advice and advice[0].startswith("envelope:")
     assert s.status().endswith("\n".join(advice))
+
+
+@pytest.mark.slow
+def test_assist_web_really_serves_on_this_machine_with_the_printed_token(tmp_path: Path) -> None:
+    import re
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    log = tmp_path / "tonight.json"
+    cmd = [sys.executable, "-m", "deduce", "assist", "clue", "--web", "--no-browser", "--port", "0", "--log", str(log),
+           "--players", "ann,bob,cy", "--me", "ann", "--hand", "rope,hall,knife,scarlet,kitchen,study"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = None
+        deadline = time.monotonic() + 120
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            if not line:
+                break
+            found = re.search(r"the notebook is at (http://\S+)", line)
+            url = found.group(1) if found else None
+        assert url is not None and url.startswith("http://127.0.0.1:") and "?token=" in url
+        with urllib.request.urlopen(url, timeout=30) as r:
+            assert r.status == 200 and b'<table class="grid"' in r.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url.split("?")[0] + "/state", timeout=30)
+        assert refused.value.code == 403
+        assert json.loads(log.read_text())["events"][0]["cards"][0] == "Rope"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

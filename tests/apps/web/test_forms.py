@@ -82,3 +82,10 @@ def test_card_tokens_read_back_as_the_card() -> None:
     assert card_token("Mr. Green", "clue") == "mrgreen"
     assert card_token("Slim Slant / Morning", "alibi") == "slimslantmorning"  # one card, not a set and a time
     assert card_token("red A", "mafia-code") == "red A"
+
+
+def test_a_roll_is_a_choice_of_the_cards_colours_and_letters() -> None:
+    adapter = adapter_for("mafia-code")
+    cards = ["red A", "red B", "blue A"]
+    code = event_forms("mafia-code", adapter.help, adapter.words, ["mafia"], cards)[0]
+    assert [(s.kind, s.options) for s in code.slots[1:3]] == [("choice", ("red", "blue")), ("choice", ("A", "B"))]

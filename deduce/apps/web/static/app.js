@@ -142,9 +142,12 @@
       show();
       box.append(counter, chips);
     }
+    // what pressing enter answers: "[Ann]" (a default) or "enter: not drawn yet"
+    const said = /enter: ([^);]+)/.exec(state.prompt) || /\[([^\]]+)\]/.exec(state.prompt);
+    const fallback = said ? (said[0].startsWith("enter") ? said[1] : "default: " + said[1]) : null;
     box.append(input, el("div", { class: "chips" },
       el("button", { class: "chip go", id: "setup-go", text: "answer", onclick: () => sendLine(input.value) }),
-      /\[.*\]/.test(state.prompt) ? el("button", { class: "chip", text: "the default", onclick: () => sendLine("") }) : null));
+      fallback ? el("button", { class: "chip", id: "setup-default", text: fallback, onclick: () => sendLine("") }) : null));
   }
 
   // -- events: one form per line of the adapter's grammar -------------------------------------
