@@ -172,16 +172,9 @@ def test_ctrl_c_marks_the_run_interrupted_and_prints_the_resume_command(tmp_path
     import shlex
 
     from deduce.apps.tournament import runner
+    from tests.apps.tournament.test_run import interrupt_after
 
-    real = runner.run_games
-
-    def interrupt(*args, **kwargs):
-        for k, rows in enumerate(real(*args, **kwargs)):
-            if k == 1:
-                raise KeyboardInterrupt
-            yield rows
-
-    monkeypatch.setattr(runner, "run_games", interrupt)
+    real = interrupt_after(monkeypatch, 1)
     monkeypatch.chdir(tmp_path)
     argv = ["tournament", "clue", "--agents", "notebook", "random", "r2=random", "--games", "3", "--seed", "4",
             "--config", "max_turns=60", "--backend", "serial"]

@@ -181,18 +181,27 @@ def test_a_shorter_rerun_keeps_the_metadata_true(tmp_path):
     assert config["status"] == "complete"
 
 
-def test_an_interrupted_run_says_so_and_resumes(tmp_path, monkeypatch):
+def interrupt_after(monkeypatch, games: int):
+    """Make every run raise KeyboardInterrupt (a Ctrl-C) after ``games`` finished games; returns
+    the real game loop, to put back."""
     from deduce.apps.tournament import runner
 
     real = runner.run_games
 
-    def interrupt_after_two(*args, **kwargs):
+    def interrupted(*args, **kwargs):
         for k, rows in enumerate(real(*args, **kwargs)):
-            if k == 2:
+            if k == games:
                 raise KeyboardInterrupt
             yield rows
 
-    monkeypatch.setattr(runner, "run_games", interrupt_after_two)
+    monkeypatch.setattr(runner, "run_games", interrupted)
+    return real
+
+
+def test_an_interrupted_run_says_so_and_resumes(tmp_path, monkeypatch):
+    from deduce.apps.tournament import runner
+
+    real = interrupt_after(monkeypatch, 2)
     with pytest.raises(Interrupted, match="2 of 6 recorded") as info:
         Tournament("clue", FAST, games=6, seed=1, out=tmp_path, backend="serial").run()
     assert (info.value.recorded, info.value.total) == (2, 6)
