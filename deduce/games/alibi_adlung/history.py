@@ -195,9 +195,10 @@ def timed_knowledge(game: AlibiAdlungGame, observation: Observation, check: obje
 
 
 def _redraw_checked(game: AlibiAdlungGame, h: History, me: int | None) -> list[int]:
-    """Players other than ``me`` whose full dealt hand was kept: it was not all special cards."""
+    """Players other than ``me`` whose full dealt hand was kept: it was not all special cards
+    (only where the engine redraws such a hand itself; a player's choice proves nothing)."""
     cfg = game.config
-    if not cfg.redraw_all_special_hand or len(_special_cards(game)) < cfg.hand_size:
+    if not (cfg.redraw_all_special_hand and cfg.redraw_automatic) or len(_special_cards(game)) < cfg.hand_size:
         return []
     return [p for p in range(game.num_players)
             if p != me and p not in h.openers and h.sizes0[p] == cfg.hand_size]

@@ -118,6 +118,7 @@ class Special(StrEnum):
 class Phase(StrEnum):
     """Which decision the current player faces."""
 
+    OPENING = "opening"  # a hand dealt all special cards: redraw it (Exchange) or keep it (Pass)
     MAIN = "main"  # play evidence / a special card, or exchange 1-4 when nothing matches
     EYE = "eye"  # extra plays after a Watchful Eye (Pass stops)
     SWAP = "swap"  # the optional single exchange (Pass skips)
@@ -188,8 +189,12 @@ class AlibiAdlungConfig:
     optional_exchange: bool = True
     #: Watchful Eye: how many more cards may be played (seed: 2; optional, §1′D legality).
     eye_extra_plays: int = 2
-    #: §1′D DEFAULT: a hand dealt all special cards is redrawn once (done by the engine).
+    #: §1′D DEFAULT: a hand dealt all special cards may be redrawn once (False: never).
     redraw_all_special_hand: bool = True
+    #: DEFAULT: False, the redraw is the player's choice (the seed: such a player "may"
+    #: exchange all four), decided before the first turn; True: the engine always redraws
+    #: (and a hand kept whole then proves it was not all special cards).
+    redraw_automatic: bool = False
     #: the third-Alibi rule: with every suspect but one covered, the Alibi's player may name it.
     third_alibi_rule: bool = True
     #: bonus of the player who names the culprit (seed: +1), and after the third Alibi (+1).
@@ -734,11 +739,18 @@ class AlibiAdlungState(State):
             cards = self._take(cfg.hand_size, events)
             self.hands[p] = cards
             events.append(Dealt(p, tuple(cards), len(cards)))
+        #: seats still to decide on redrawing a dealt hand of special cards, in seat order
+        self.openers: list[int] = []
         if cfg.redraw_all_special_hand:
             for p in range(n):
                 hand = self.hands[p]
                 if len(hand) == cfg.hand_size and all(game.special_of[c] is not None for c in hand):
-                    events.extend(self._discard_and_draw(p, list(hand), "opening"))
+                    if cfg.redraw_automatic:
+                        events.extend(self._discard_and_draw(p, list(hand), "opening"))
+                    else:
+                        self.openers.append(p)
+        if self.openers:
+            self.phase = Phase.OPENING
         self._events = events
 
     @classmethod
@@ -823,6 +835,8 @@ class AlibiAdlungState(State):
     # -- queries -----------------------------------------------------------------------------
     @property
     def current_player(self) -> int:
+        if self.phase is Phase.OPENING:
+            return self.openers[0]
         return State.TERMINAL if self.phase is Phase.OVER else self.turn_player
 
     def is_terminal(self) -> bool:
@@ -856,6 +870,8 @@ class AlibiAdlungState(State):
             return []
         p = self.turn_player
         cfg = self.game.config
+        if self.phase is Phase.OPENING:
+            return [Exchange(tuple(sorted(self.hands[self.openers[0]]))), Pass()]
         if self.phase is Phase.NAME:
             return [Name(s) for s in self.name_options()] + [Decline()]
         if self.phase is Phase.SWAP:
@@ -879,6 +895,9 @@ class AlibiAdlungState(State):
         p = self.turn_player
         hand = self.hands[p]
         phase = self.phase.value
+        if self.phase is Phase.OPENING:
+            return (f"{action!r}: player {self.openers[0]} was dealt only special cards and must first "
+                    "redraw all four special cards (Exchange of the whole hand) or keep them (Pass)")
         if isinstance(action, Name | Decline) and self.phase is not Phase.NAME:
             return f"{action!r}: player {p} has no culprit to name now (phase {phase})"
         if isinstance(action, Name):
@@ -976,6 +995,7 @@ class AlibiAdlungState(State):
         other.convicted = list(self.convicted)
         other.scores = list(self.scores)
         other.turn = copy.copy(self.turn)
+        other.openers = list(self.openers)
         return other
 
     def world(self) -> np.ndarray:
@@ -995,6 +1015,13 @@ class AlibiAdlungState(State):
     def _apply(self, action: Action) -> list[Event]:
         p = self.turn_player
         events: list[Event] = []
+        if self.phase is Phase.OPENING:
+            who = self.openers.pop(0)
+            if isinstance(action, Exchange):
+                events += self._discard_and_draw(who, list(action.cards), "opening")
+            if not self.openers:
+                self.phase = Phase.MAIN
+            return events
         if self.phase is Phase.NAME:
             if isinstance(action, Name):
                 return self._convict(action.suspect, p)

@@ -129,7 +129,7 @@ def test_setup(n):
 
 
 def test_a_hand_of_special_cards_is_redrawn():
-    g = game()
+    g = game(redraw_automatic=True)
     s = deal(g, [["alibi#1", "alibi#2", "eye#1", "bribe#1"], ["fat#1", "thin#1", "male#1", "female#1"]])
     assert not any(g.special_of[c] for c in s.hands[0])
     ex = [e for e in s.events if isinstance(e, Exchanged)]
@@ -137,6 +137,36 @@ def test_a_hand_of_special_cards_is_redrawn():
     assert sorted(s.discard) == sorted(cid(g, c) for c in ("alibi#1", "alibi#2", "eye#1", "bribe#1"))
     assert not deal(game(redraw_all_special_hand=False),
                     [["alibi#1", "alibi#2", "eye#1", "bribe#1"], ["fat#1"] * 0 + ["thin#1", "male#1", "female#1", "fat#1"]]).discard
+
+
+def test_the_opening_redraw_is_the_players_choice():
+    """Issue 20 B4 (seed: a player dealt four special cards *may* exchange all four): by
+    default the player decides before the first turn: Exchange(the whole hand) or Pass (keep)."""
+    specials = ["alibi#1", "alibi#2", "eye#1", "bribe#1"]
+    g = game()
+    assert g.config.redraw_automatic is False
+    s = deal(g, [["fat#1", "thin#1", "male#1", "female#1"], specials])
+    assert s.phase is Phase.OPENING and s.current_player == 1 and s.observation(1).phase == "opening"
+    whole = Exchange(tuple(sorted(cid(g, c) for c in specials)))
+    assert s.legal_actions() == [whole, Pass()] and s.legal_actions(0) == []
+    with pytest.raises(IllegalAction, match="redraw all four special cards .* or keep them"):
+        s.apply(Exchange((cid(g, "alibi#1"),)))
+    s.apply(Pass())  # kept: nothing is discarded, the first turn begins
+    assert s.phase is Phase.MAIN and s.current_player == 0 and not s.discard
+    assert sorted(s.hands[1]) == sorted(whole.cards)
+    s = deal(g, [["fat#1", "thin#1", "male#1", "female#1"], specials])
+    events = s.apply(whole)
+    assert [e.reason for e in events if isinstance(e, Exchanged)] == ["opening"]
+    assert s.phase is Phase.MAIN and s.current_player == 0 and sorted(s.discard) == sorted(whole.cards)
+    # a kept all-special hand proves nothing to the others: no "not all special" constraint
+    s = deal(g, [["fat#1", "thin#1", "male#1", "female#1"], ["fat#2", "thin#2", "male#2", "female#2"]])
+    assert s.phase is Phase.MAIN
+    kb = g.knowledge(s.observation(0), exact_time=True)
+    assert not [c for c in kb.constraints if isinstance(c, Count) and c.op is Op.LE]
+    auto = game(redraw_automatic=True)
+    kb = auto.knowledge(deal(auto, [["fat#1", "thin#1", "male#1", "female#1"],
+                                    ["fat#2", "thin#2", "male#2", "female#2"]]).observation(0), exact_time=True)
+    assert [c for c in kb.constraints if isinstance(c, Count) and c.op is Op.LE]
 
 
 # -- playing, drawing, exchanging -------------------------------------------------------------
