@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from deduce.apps.assist.session import GameAdapter, GameAssistant, assisted_games
-from deduce.apps.web.table import Reply, Table, read_log
-from deduce.errors import DeduceError, LogError
+from deduce.apps.web.table import Reply, Table
+from deduce.errors import DeduceError
 
 __all__ = ["Server", "create_app", "serve_table", "serve_folder", "MAX_BODY", "MAX_UPLOAD", "next_log_path"]
 
@@ -141,9 +141,8 @@ def _peek_game(path: Path) -> str | None:
 
 def make_adapter(game: str, solver: str) -> tuple[GameAdapter, Any]:
     """The adapter and solver ``deduce assist GAME`` would use (Clue's exact scorer included)."""
-    from deduce.cli.assist import _adapter
-
     import solvers
+    from deduce.cli.assist import _adapter
 
     adapter = _adapter(argparse.Namespace(game=game, top=5))
     backends = adapter.backends if solver == "auto" else None
@@ -155,11 +154,17 @@ def create_app(server: Server) -> Any:
     """The Starlette app of ``server`` (every route behind the token)."""
     import jinja2
     from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
-    from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+    from starlette.responses import (
+        HTMLResponse,
+        JSONResponse,
+        PlainTextResponse,
+        RedirectResponse,
+        Response,
+    )
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
-    from starlette.concurrency import run_in_threadpool
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(_HERE / "templates"), autoescape=True)
 

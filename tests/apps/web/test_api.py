@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from deduce.apps.web.server import MAX_BODY, MAX_UPLOAD, Server, create_app, make_adapter, next_log_path
+from deduce.apps.web.server import (
+    MAX_BODY,
+    MAX_UPLOAD,
+    Server,
+    create_app,
+    make_adapter,
+    next_log_path,
+)
 from deduce.apps.web.table import Table
 
 with warnings.catch_warnings():
