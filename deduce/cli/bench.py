@@ -36,13 +36,14 @@ __all__ = [
     "bench_solvers",
     "format_table",
     "CORPUS_ENV_HINT",
+    "Worker",
 ]
 
 #: where the repository keeps the corpus, relative to a checkout
 CORPUS_IN_CHECKOUT = Path("benchmarks") / "hard_states"
 CORPUS_ENV_HINT = "pass --corpus DIR (the repository's benchmarks/hard_states folder)"
 #: the query each backend answers: counting backends count, the others list possible cells
-QUERIES = ("auto", "tallies", "possible", "consistent")
+QUERIES = ("auto", "tallies", "possible", "marginals", "consistent")
 
 
 class CorpusNotFound(DeduceError, FileNotFoundError):
@@ -109,9 +110,13 @@ class BackendResult:
 
 
 def _query_for(solver: Any, query: str) -> str:
+    """auto: exact counts where the backend counts, estimated marginals from a sampler, else
+    the possible cells."""
     if query != "auto":
         return query
-    return "tallies" if solver.can_count else "possible"
+    if solver.can_count:
+        return "tallies"
+    return "possible" if solver.exact else "marginals"
 
 
 def _answer(solver: Any, query: str, kb: KnowledgeBase) -> Any:
@@ -120,6 +125,8 @@ def _answer(solver: Any, query: str, kb: KnowledgeBase) -> Any:
         return {"total": out.total, "cells": [list(r) for r in out.cells]}
     if query == "possible":
         return np.asarray(out, dtype=bool).tolist()
+    if query == "marginals":
+        return np.round(np.asarray(out, dtype=float), 6).tolist()
     return bool(out)
 
 
@@ -129,9 +136,9 @@ def _timed_runs(backend: str, query: str, kb: KnowledgeBase, runs: int) -> tuple
     from deduce.errors import NotSupported
 
     try:
-        solver = solvers.get(backend)
         times, answer = [], None
         for _ in range(runs):
+            solver = solvers.get(backend)  # a fresh backend per run: no answer cached from the last one
             t0 = time.perf_counter()
             answer = _answer(solver, query, kb)
             times.append(time.perf_counter() - t0)
@@ -162,7 +169,7 @@ def _serve(conn: Any, backend: str) -> None:
     conn.close()
 
 
-class _Worker:
+class Worker:
     """A forked process running one backend, restarted after a query it had to abandon."""
 
     def __init__(self, backend: str) -> None:
@@ -210,7 +217,7 @@ def bench_solvers(
     for name in backends:
         solver = solvers.get(name)  # an unknown name fails here, before any work
         res = BackendResult(name, _query_for(solver, query))
-        worker = _Worker(name)
+        worker = Worker(name)
         try:
             for st in states:
                 outcome, secs, answer = worker.ask(res.query, st.kb, runs, timeout)
@@ -283,7 +290,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--game", required=True, help="game name (clue, alibi, mafia-code, ...)")
     s.add_argument("--backends", default="auto", help="comma-separated backend names (default auto); the first is the reference")
     s.add_argument("--corpus", help="folder with one subfolder of knowledge-base JSON files per game")
-    s.add_argument("--query", default="auto", choices=QUERIES, help="auto: tallies for counting backends, possible for the others")
+    s.add_argument("--query", default="auto", choices=QUERIES, help="auto: tallies for counting backends, marginals for samplers, possible for the others")
     s.add_argument("--runs", type=int, default=3, help="repetitions per query; the median is reported (default 3)")
     s.add_argument("--timeout", type=float, default=10.0, help="seconds one query may take (default 10)")
     s.add_argument("--limit", type=int, help="only the first N states")
