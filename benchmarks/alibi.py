@@ -1,8 +1,9 @@
 """Alibi (Mayfair 1992) benchmark: knowledge update + possible query at round 6 (4 players),
-agent decision times, sampler error against exact enumeration on reduced decks, and win
-rates with 95% Wilson intervals.
+the update with marginals through round 10 (the previous Python sampler and the compiled one
+with its stated error, in the same run), agent decision times, sampler error against exact
+enumeration on reduced decks, and win rates with 95% Wilson intervals.
 
-    python -m benchmarks.alibi [--games 20] [--quick]
+    python -m benchmarks.alibi [--games 20] [--quick] [--only update,grid,decisions,sampler,wins]
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import solvers
 from deduce.apps.tournament.stats import wilson
 from deduce.games.alibi.rules import Accuse, AlibiGame, AlibiState
 from deduce.play import RandomPlayer, play_game
-from solvers.epoch import EpochSampler, EpochSolver
+from solvers.epoch import Chains, EpochSampler, EpochSolver, pruned_model
 
 __all__ = ["main", "state_at_round", "wilson"]
 
@@ -76,24 +77,75 @@ def bench_decisions(seeds: int) -> None:
           f"max {max(times):.2f} s over {seeds}")
 
 
+def previous_sampler_marginals(kb, chains: int = 4, burn_in: int = 1000, thin: int = 20, samples: int = 400) -> np.ndarray:
+    """The grid as the code before issue 27 computed it (Python chains, 400 draws, no stopping
+    rule), kept here so the old and new figures come from the same run."""
+    rng = np.random.default_rng(0)
+    model, possible = pruned_model(kb)
+    out = np.zeros((kb.num_cards, kb.num_locations))
+    if model is None:
+        return out
+    starts = EpochSampler(chains=chains).starts(kb, possible, model, rng)
+    idx = np.arange(kb.num_cards)
+    per = -(-samples // max(1, len(starts)))
+    for w0 in starts:
+        ch = Chains(kb, possible, w0, rng)
+        ch.step(burn_in)
+        for _ in range(per):
+            ch.step(thin)
+            out[idx, ch.world[-1]] += 1
+    return out / max(1, out[0].sum())
+
+
 def bench_sampler(seeds: int) -> None:
+    """Both samplers against exact enumeration (cpsat) on reduced decks: every cell's error."""
     game = AlibiGame(num_players=3, **SMALL)
     cp = solvers.get("cpsat", limit=500_000)
-    errs, means, spreads, worlds = [], [], [], []
     for seed in range(seeds):
         st = state_at_round(game, seed, 2, pos=0)
         kb = game.knowledge(st.observation(seed % 3))
-        exact = cp.marginals(kb)[:, game.box_loc]
-        worlds.append(cp.count(kb))
-        sm = EpochSampler(chains=4, burn_in=1000, thin=20, samples=400)
-        approx = sm.marginals(kb)[:, game.box_loc]
-        errs.append(float(np.abs(exact - approx).max()))
-        means.append(float(np.abs(exact - approx).mean()))
-        spreads.append(sm.diagnostics().spread)  # type: ignore[union-attr]
-    print(f"sampler vs exact box marginals (reduced deck {game.num_cards} cards, 3 players, round 2, "
-          f"{min(worlds)}-{max(worlds)} worlds): max abs error median {statistics.median(errs):.3f} "
-          f"(worst {max(errs):.3f}), mean abs error {statistics.mean(means):.4f}, chain spread median "
-          f"{statistics.median(spreads):.3f}")
+        t = time.perf_counter()
+        exact = cp.marginals(kb)
+        t_exact = time.perf_counter() - t
+        t = time.perf_counter()
+        old = previous_sampler_marginals(kb)
+        t_old = time.perf_counter() - t
+        sm = EpochSampler(seed=seed)
+        t = time.perf_counter()
+        est = sm.estimate(kb)
+        t_new = time.perf_counter() - t
+        d = est.diagnostics
+        print(f"reduced deck seed {seed} ({game.num_cards} cards, 3 players, round 2, {cp.count(kb)} worlds, exact "
+              f"{t_exact:.1f} s): previous sampler max cell error {np.abs(old - exact).max():.3f} "
+              f"({t_old:.1f} s); compiled sampler max cell error {np.abs(est.marginals - exact).max():.3f}, "
+              f"stated {d.error:.3f}, split R-hat {d.rhat:.4f}, {d.samples} draws, converged {d.converged} "
+              f"({t_new:.1f} s)", flush=True)
+
+
+def bench_grid(seeds: int, rounds: tuple[int, ...] = (2, 4, 6, 8, 10), max_samples: int = 2000) -> None:
+    """Knowledge + grid of marginals at 4 players through round 10: the previous sampler and
+    the compiled one (budget ``max_samples`` draws per chain), same positions, same run."""
+    game = AlibiGame(num_players=4)
+    old_t, new_t, rows = [], [], []
+    for seed in range(seeds):
+        for r in rounds:
+            st = state_at_round(game, seed, r)
+            obs = st.observation(seed % 4)
+            t = time.perf_counter()
+            previous_sampler_marginals(game.knowledge(obs))
+            old_t.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            est = EpochSampler(seed=seed, max_samples=max_samples).estimate(game.knowledge(obs))
+            new_t.append(time.perf_counter() - t)
+            d = est.diagnostics
+            rows.append((r, d.rhat, d.error, d.converged))
+            print(f"  seed {seed} round {r}: previous {old_t[-1]:.2f} s, compiled {new_t[-1]:.2f} s "
+                  f"(R-hat {d.rhat:.3f}, stated error {d.error:.3f}, converged {d.converged})", flush=True)
+    ratios = [n / o for n, o in zip(new_t, old_t, strict=True)]
+    print(f"update + grid (4 players, rounds {rounds[0]}-{rounds[-1]}, {len(new_t)} positions): previous sampler "
+          f"median {statistics.median(old_t):.2f} s max {max(old_t):.2f} s; compiled sampler median "
+          f"{statistics.median(new_t):.2f} s max {max(new_t):.2f} s; median ratio compiled/previous "
+          f"{statistics.median(ratios):.2f}; converged {sum(c for *_, c in rows)}/{len(rows)}")
 
 
 def bench_wins(games: int) -> None:
@@ -129,12 +181,19 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="fewer positions and games")
     ap.add_argument("--skip-wins", action="store_true")
+    ap.add_argument("--only", default="update,grid,decisions,sampler,wins", help="which parts to run")
     args = ap.parse_args()
     n = 3 if args.quick else args.positions
-    bench_update(n)
-    bench_decisions(n)
-    bench_sampler(min(n, 5))  # exact enumeration: 6-150 s per position
-    if not args.skip_wins:
+    parts = set(args.only.split(","))
+    if "update" in parts:
+        bench_update(n)
+    if "grid" in parts:
+        bench_grid(2 if args.quick else 3)
+    if "decisions" in parts:
+        bench_decisions(n)
+    if "sampler" in parts:
+        bench_sampler(min(n, 5))  # exact enumeration: 4-450 s per position
+    if "wins" in parts and not args.skip_wins:
         bench_wins(4 if args.quick else args.games)
 
 
