@@ -318,3 +318,21 @@ def test_next_log_path_skips_saved_and_pending_names(tmp_path: Path) -> None:
     (tmp_path / "clue-1.json").write_text("{}")
     assert next_log_path(tmp_path, "clue") == tmp_path / "clue-2.json"
     assert next_log_path(tmp_path, "clue", taken={"clue-2"}) == tmp_path / "clue-3.json"
+
+
+def test_the_saved_log_is_the_one_deduce_solve_reads(client: TestClient, table: Table,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from deduce.cli import main
+
+    post_line(client, "sug bob mrgreen knife hall cat")
+    capsys.readouterr()
+    assert main(["solve", str(table.path), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "Mr. Green" in out and "envelope" in out
+
+
+def test_a_cross_site_form_post_cannot_send_a_line(client: TestClient, table: Table) -> None:
+    before = table.path.read_bytes()
+    r = client.post("/t/clue-1/line", content='{"line": "has bob knife"}', headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415
+    assert table.path.read_bytes() == before

@@ -364,3 +364,27 @@ def test_serve_picks_the_game_in_the_page_and_lists_it_afterwards(live_server: A
     assert json.loads((tmp_path / "checkpoint-charlie-1.json").read_text())["events"] == [{"type": "round", "starter": "Cat"}]
     page.get_by_role("link", name="all games").click()
     ex(page.locator(".saved a")).to_have_text(["checkpoint-charlie-1.json"])
+
+
+def test_download_and_upload_of_the_log(live_server: Any, tmp_path: Path, page: Any) -> None:
+    ex = expect()
+    live, table = open_game(live_server, tmp_path, "clue")
+    for line in ("Ann Bob Cat", "classic", "", "spectator", "has bob knife"):
+        table.line(line)
+    page.goto(live.url("/t/clue-1"))
+    with page.expect_download() as download:
+        page.locator("#download").click()
+    assert json.loads(Path(download.value.path()).read_text()) == json.loads(table.path.read_text())
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"game": "clue", "players": ["Xa", "Yb", "Zc"], "hand_sizes": [6, 6, 6],
+                                 "events": [{"type": "card_at", "card": "Rope", "at": "Zc"}]}))
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.locator("#upload").set_input_files(str(other))
+    ex(cell(page, "Rope", 2)).to_have_text("YES")
+    ex(page.locator("#grid thead th")).to_have_text(["", "Xa", "Yb", "Zc", "envelope"])
+    assert json.loads(table.path.read_text())["players"] == ["Xa", "Yb", "Zc"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    page.locator("#upload").set_input_files(str(bad))
+    ex(page.locator("#message")).to_contain_text("not JSON")
+    assert json.loads(table.path.read_text())["players"] == ["Xa", "Yb", "Zc"]
