@@ -10,6 +10,12 @@ runs of the win rates and of the seconds per decision. ``--simulations`` (defaul
 ``--games`` per run (default 6: two deals in three seatings), ``--runs`` (default 3), ``--seed``,
 ``--json``. Needs the ``openspiel`` and ``tournament`` extras. Seconds are wall clock on this
 machine and only comparable within one run.
+
+``--exploitability`` instead measures, with OpenSpiel's ``exploitability.nash_conv``, how far
+each of ``--agents`` (default random, racer, infogain) is from equilibrium when it plays every
+seat of a Clue small enough to traverse (:data:`SMALL`: two cards per category, one card per
+hand, one turn; refutations are forced, so only the first seat decides and NashConv is what a
+best response gains for it over the agent).
 """
 
 from __future__ import annotations
@@ -21,7 +27,25 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["measure", "main"]
+__all__ = ["SMALL", "measure", "nash_conv", "main"]
+
+#: the Clue that OpenSpiel's exploitability tools can traverse (a few thousand states)
+SMALL = {"suspects": '["Plum", "Green"]', "weapons": '["Rope", "Knife"]', "rooms": '["Hall", "Study"]', "max_turns": 1}
+
+
+def nash_conv(agent: str, seed: int = 0) -> dict[str, Any]:
+    """OpenSpiel's NashConv of ``agent`` in every seat of the :data:`SMALL` Clue."""
+    from open_spiel.python.algorithms import exploitability
+
+    import agents
+    from deduce.apps.openspiel import load_game
+    from deduce.apps.openspiel.bots import AgentPolicy
+
+    game = load_game("clue", **SMALL)
+    policy = AgentPolicy(game, lambda: agents.get(agent, game="clue"), seed=seed)
+    got = exploitability.nash_conv(game, policy, return_only_nash_conv=False)
+    return {"agent": agent, "nash_conv": float(got.nash_conv),
+            "improvements": [float(x) for x in got.player_improvements]}
 
 
 def measure(players: int, simulations: int, games: int, seed: int) -> list[dict[str, Any]]:
@@ -54,7 +78,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--exploitability", action="store_true")
+    parser.add_argument("--agents", nargs="+", default=["random", "racer", "infogain"])
     args = parser.parse_args(argv)
+    if args.exploitability:
+        rows = [nash_conv(a, args.seed) for a in args.agents]
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        print(f"NashConv on the small Clue {SMALL}\n")
+        print("| agent | NashConv | best-response gain per seat |")
+        print("|---|---|---|")
+        for row in rows:
+            print(f"| {row['agent']} | {row['nash_conv']:.3f} | {', '.join(f'{x:.3f}' for x in row['improvements'])} |")
+        return 0
     runs = [measure(args.players, args.simulations, args.games, args.seed + r) for r in range(args.runs)]
     if args.json:
         print(json.dumps({"args": vars(args), "runs": runs}, indent=2))

@@ -58,3 +58,27 @@ def test_openspiel_ismcts_plays_a_whole_game_against_deduce_agents():
              agents.get("infogain", game="clue")]
     record = play_game(game, seats, seed=2, errors="raise")
     assert record.failure is None and len(record.winners) <= 1
+
+
+@pytest.mark.slow
+def test_a_deduce_agent_is_an_openspiel_policy():
+    from benchmarks.openspiel import SMALL
+    from deduce.apps.openspiel.bots import AgentPolicy
+
+    game = load_game("clue", **SMALL)
+    policy = AgentPolicy(game, lambda: agents.get("racer", game="clue"), seed=0)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = policy.action_probabilities(state)
+    assert list(probs.values()) == [1.0] and set(probs) <= set(state.legal_actions())
+    assert policy.action_probabilities(state.clone()) == probs  # one answer per information state
+
+
+@pytest.mark.slow
+def test_openspiels_nash_conv_ranks_a_solver_above_random():
+    from benchmarks.openspiel import nash_conv
+
+    racer, rnd = nash_conv("racer"), nash_conv("random")
+    assert 0.0 <= racer["nash_conv"] < rnd["nash_conv"]
+    assert rnd["improvements"][1:] == [0.0, 0.0]  # only the first seat decides in the small game
