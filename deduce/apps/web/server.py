@@ -22,7 +22,7 @@ import secrets
 import socket
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -123,7 +123,7 @@ class Server:
             return path.stem
 
 
-def next_log_path(folder: Path, game: str, taken: set[str] = frozenset()) -> Path:  # type: ignore[assignment]
+def next_log_path(folder: Path, game: str, taken: Collection[str] = ()) -> Path:
     """``folder/GAME-N.json`` with the smallest N not saved nor being set up (no clock in names)."""
     n = 1
     while (folder / f"{game}-{n}.json").exists() or f"{game}-{n}" in taken:
