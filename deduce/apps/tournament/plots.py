@@ -156,7 +156,7 @@ def plot_rating_history(results: TournamentResults, ax: Any = None) -> Any:
     for agent, rows in history.groupby("agent", sort=True):
         line = ax.plot(rows["game_id"] + 1, rows["mu"], label=str(agent))[0]
         ax.fill_between(rows["game_id"] + 1, rows["lo"], rows["hi"], alpha=0.15, color=line.get_color())
-    ax.set_xlabel("games rated")
+    ax.set_xlabel("game number (games are rated in game-id order)")
     ax.set_ylabel("openskill mu (95% band: ± 1.96 sigma)")
     ax.set_title(_title(results, "rating over games"))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
