@@ -388,3 +388,18 @@ def test_download_and_upload_of_the_log(live_server: Any, tmp_path: Path, page: 
     page.locator("#upload").set_input_files(str(bad))
     ex(page.locator("#message")).to_contain_text("not JSON")
     assert json.loads(table.path.read_text())["players"] == ["Xa", "Yb", "Zc"]
+
+
+def test_a_second_device_sees_the_first_ones_changes(live_server: Any, tmp_path: Path, page: Any, chromium: Any) -> None:
+    ex = expect()
+    live, table = open_game(live_server, tmp_path, "clue")
+    for line in ("Ann Bob Cat", "classic", "", "spectator"):
+        table.line(line)
+    page.goto(live.url("/t/clue-1"))
+    laptop = chromium.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    laptop.goto(live.url("/t/clue-1"))
+    laptop.locator("#typed").fill("has bob knife")
+    laptop.locator("#typed").press("Enter")
+    ex(events(page)).to_have_count(1)  # the phone picks it up without a reload
+    ex(cell(page, "Knife", 1)).to_have_text("YES")
+    laptop.context.close()

@@ -328,5 +328,27 @@
     reader.readAsText(file);
   });
 
-  if (state) { say(state.held || headline(state.message), state.held ? "held" : ""); renderEntry(); }
+  // another device at the same table (a phone and a laptop): pick up its changes every few
+  // seconds, redrawing the board; the entry is redrawn only when the game itself changed shape
+  const shape = (s) => JSON.stringify([s.phase, s.step, s.players, s.me]);
+  const seen = (s) => JSON.stringify([s.events, s.pending, s.step, s.players, s.can_redo]);
+  async function poll() {
+    if (document.visibilityState !== "visible" || $("#entry").classList.contains("busy")) return;
+    let reply;
+    try {
+      const response = await fetch(`/t/${slug}/state`, { credentials: "same-origin" });
+      if (!response.ok) return;
+      reply = await response.json();
+    } catch (err) { return; }
+    if ($("#entry").classList.contains("busy") || seen(reply.state) === seen(state)) return;
+    const before = shape(state);
+    update(reply);
+    if (shape(state) !== before) { values = {}; renderEntry(); }
+  }
+
+  if (state) {
+    say(state.held || headline(state.message), state.held ? "held" : "");
+    renderEntry();
+    window.setInterval(poll, 4000);
+  }
 })();
