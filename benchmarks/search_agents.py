@@ -30,13 +30,12 @@ import statistics
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from math import comb
 from typing import Any
 
 import agents
 from agents.base import Agent
 from benchmarks.agents import lineups, pair_lineups
-from deduce.apps.tournament.stats import wilson
+from deduce.apps.tournament.stats import paired_difference, sign_test, wilson
 from deduce.games.clue.rules import Accusation, ClueGame
 from deduce.play import GameRun
 
@@ -177,9 +176,10 @@ def summarise(results: Sequence[dict[str, Any]], by_version: bool = False) -> di
 
 def paired_by_deal(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per two-agent (matchup, players): the per-deal difference in win rate per seat (first
-    agent minus second), its mean with a normal 95% interval over deals, how many deals each
-    agent won more games on, and the two-sided sign-test p-value. Games of one deal are
-    correlated (every seating plays it), so the deal, not the seat, is the independent unit."""
+    agent minus second), its mean with a bootstrap 95% interval over deals, how many deals each
+    agent won more games on, and the two-sided sign-test p-value (the tournament's
+    ``paired_difference``). Games of one deal are correlated (every seating plays it), so the
+    deal, not the seat, is the independent unit."""
     out = []
     for tag, players in sorted({(r["matchup"], r["players"]) for r in results if "seed" in r}, key=lambda x: (x[1], x[0])):
         games = [r for r in results if r["players"] == players and r["matchup"] == tag and "seed" in r]
@@ -200,25 +200,13 @@ def paired_by_deal(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 wins = sum(1 for g in deal if g["winner"] is not None and g["seats"][g["winner"]] == spec)
                 rate.append(wins / seats if seats else 0.0)
             diffs.append(rate[0] - rate[1])
-        n = len(diffs)
-        mean = statistics.fmean(diffs)
-        half = 1.96 * statistics.stdev(diffs) / n**0.5 if n > 1 else None
-        ahead, behind = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+        paired = paired_difference(diffs, seed=0)
         out.append({
-            "matchup": tag, "players": players, "agents": specs, "deals": n, "mean_diff": mean,
-            "ci95": None if half is None else [mean - half, mean + half], "ahead": ahead, "behind": behind,
-            "sign_p": sign_test(ahead, behind),
+            "matchup": tag, "players": players, "agents": specs, "deals": paired["n"], "mean_diff": paired["mean"],
+            "ci95": [paired["lo"], paired["hi"]] if paired["n"] > 1 else None,
+            "ahead": paired["ahead"], "behind": paired["behind"], "sign_p": paired["sign_p"],
         })
     return out
-
-
-def sign_test(ahead: int, behind: int) -> float:
-    """Two-sided exact sign-test p-value (ties dropped)."""
-    n = ahead + behind
-    if not n:
-        return 1.0
-    k = min(ahead, behind)
-    return min(1.0, 2 * sum(comb(n, i) for i in range(k + 1)) / 2**n)
 
 
 def format_table(report: dict[str, Any]) -> str:
