@@ -7,6 +7,7 @@ is missing. Deselect them with ``-m 'not browser'``.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -76,9 +77,14 @@ def live_server() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
     """Headless Debian Chromium through Playwright (skips with the reason when either is missing)."""
+    # CI sets DEDUCE_REQUIRE_BROWSER=1: there a missing browser is a failure, not a silent skip.
+    missing = pytest.fail if os.environ.get("DEDUCE_REQUIRE_BROWSER") else pytest.skip
     if not CHROMIUM.exists():
-        pytest.skip(f"no {CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need playwright (pip install playwright)")
+        missing(f"no {CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests")
+    try:
+        from playwright import sync_api
+    except ImportError:
+        missing("the browser tests need playwright (pip install playwright)")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
