@@ -3,6 +3,7 @@ constructed position, legal and reproducible games, and the errors of bad parame
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import agents
@@ -187,14 +188,16 @@ def test_memory_notebook_remembers_who_refuted_what():
 
 def test_memory_notebook_counts_hands():
     game, state = dealt()
-    # p0 asks b, d, g (p1 shows b); p1 asks a, e, g (p2 shows g, unseen by p0); p2 asks a, e, h
-    ask(state, (1, 3, 6), (0, 4, 6), (0, 4, 7))
-    grid = notebook_grid(game, state.observation(0))
+    # p0 asks b, d, g (p1 shows b); p1 asks b, e, g (p2 shows g); p2 asks a, d, g (p0 shows);
+    # p0 asks a, e, h (p1 shows e): p1's two cards are known, so it holds nothing else
+    ask(state, (1, 3, 6), (1, 4, 6), (0, 3, 6), (0, 4, 7))
+    obs = state.observation(0)
+    grid = notebook_grid(game, obs)
+    assert np.flatnonzero(grid[:, 1]).tolist() == [1, 4]
     deduced = DeductiveAgent()
     deduced.reset(game, 0, seed=0)
-    possible = deduced._possible(state.observation(0))
-    # the notebook never claims more than the solver proves
-    assert not (~grid & possible).any()
+    # the notebook never rules out what the solver still allows
+    assert not (deduced._possible(obs) & ~grid).any()
 
 
 @pytest.mark.parametrize("name", STYLES)
