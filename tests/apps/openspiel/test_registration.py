@@ -91,7 +91,7 @@ def test_actions_are_the_declared_numbering_in_the_games_words():
     assert legal == sorted(legal)
     assert {game.actions.decode(a) for a in legal} == set(state.engine.legal_actions())
     assert state.action_to_string(legal[0]) == "suggest Miss Scarlet, Candlestick, Kitchen"
-    assert state.legal_actions(1 - state.current_player() % 2 + 1) == []
+    assert state.legal_actions((state.current_player() + 1) % game.num_players()) == []
 
 
 def test_information_comes_from_the_players_own_observation():
