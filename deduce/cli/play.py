@@ -124,8 +124,11 @@ def _words(text: str) -> list[str]:
 
 
 def _matches(tokens: Sequence[str], text: str) -> bool:
+    """Whether every typed word abbreviates a word of ``text`` (separators such as "/" typed as
+    words are skipped)."""
     words = _words(text)
-    return all(any(w.startswith(normalise_name(t)) for w in words) for t in tokens if normalise_name(t))
+    typed = [normalise_name(t) for t in tokens if any(ch.isalnum() for ch in t)]
+    return all(any(w.startswith(t) for w in words) for t in typed if t)
 
 
 def choose(line: str, menu: Sequence[tuple[Action, str]]) -> list[Action]:

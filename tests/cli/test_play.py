@@ -312,3 +312,13 @@ def test_events_are_numbered_as_why_cites_them():
     code, out = play(["1", "events", "why red a", "quit"], "mafia-code", "--seed", "1", "--agents", "random")
     assert "    5. you guessed p1 holds red A: a hit, the card is revealed" in out
     assert "red A is p1's: p1 holds red A (event 5)." in out
+
+
+def test_a_separator_typed_as_a_word_is_skipped():
+    from deduce.apps.assist.text import match_name
+    from deduce.cli.play import choose
+
+    names = [c.name for c in deduce.make("alibi").deck]
+    assert match_name("Andy Anderson / Noon", names, "card") == "Andy Anderson / Noon"
+    menu = [("a", "pass Boat / Deck"), ("b", "pass Boat / Cabin")]
+    assert choose("pass boat / de", menu) == ["a"] and choose("pass Boat / Cabin", menu) == ["b"]

@@ -101,6 +101,8 @@ def match_name(text: str | Sequence[str], names: Sequence[str], what: str = "nam
         if shown in names:
             return shown
         raise unknown(shown, names, what)
+    # a separator typed as a word ("Andy Anderson / Noon") is not part of any word
+    tokens = [t for t in tokens if any(ch.isalnum() for ch in t)] or tokens
     joined = "".join(normalise_name(t) for t in tokens)
     exact_names = [n for n in names if normalise_name(n) == joined and joined]
     if len(exact_names) == 1:
