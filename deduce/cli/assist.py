@@ -16,12 +16,12 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from deduce.apps.assist.session import GameAdapter, GameAssistant, adapter_for, assisted_games
-from deduce.apps.assist.text import Recommendation, heuristic_recommendation, match_name
+from deduce.apps.assist.adapters import infogain_recommender, table_adapter
+from deduce.apps.assist.session import GameAdapter, GameAssistant
+from deduce.apps.assist.text import match_name
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError
 
@@ -66,30 +66,6 @@ def save_atomically(path: Path, data: dict[str, Any]) -> None:
         raise
 
 
-def infogain_recommender() -> Callable[..., Recommendation | None] | None:
-    """The exact expected-information scorer (``agents.clue.questions.score_questions``, the one
-    the ``infogain`` agent uses), when installed; ``None`` leaves the session's estimate."""
-    from agents.clue.questions import score_questions as scorer
-    from deduce.games.clue.rules import shown_to
-
-    def recommend(game: Any, obs: Any, kb: Any, tally: Any) -> Recommendation | None:
-        me = obs.player
-        if me is None or tally.total == 0:
-            return None
-        n = game.num_players
-        responders = [(me + k) % n for k in range(1, n)]
-        try:
-            scores = scorer(kb, kb.loc("envelope"), list(game.triples()), responders, shown_to(obs, me))
-        except DeduceError:  # too large to score exactly: the session falls back to its estimate
-            return heuristic_recommendation(game, obs, kb, tally)
-        if not scores:
-            return None
-        cards, bits = max(scores.items(), key=lambda kv: (kv[1], [-c for c in kv[0]]))
-        return Recommendation(tuple(cards), float(bits), "exact expected information about the envelope")
-
-    return recommend
-
-
 def _seat_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, Any]:
     """The players and the user's seat from ``--players``, ``--me`` and ``--spectator``."""
     answers: dict[str, Any] = {}
@@ -117,28 +93,8 @@ def _default_log_path(game: str = "clue") -> Path:
     return Path(f"{game}-{stamp}.json")
 
 
-def _adapter(args: argparse.Namespace) -> GameAdapter:
-    """The adapter of ``args.game`` (Clue's with the exact scorer when installed, and ``--top``)."""
-    from deduce.games.registry import game_names
-
-    game = args.game if normalise_name(args.game) != "clue" else "clue"
-    if game not in game_names():
-        raise DeduceError(f"unknown game {game!r}; known games: {', '.join(game_names())}")
-    games = assisted_games()
-    if game not in games:
-        raise DeduceError(
-            f"the table assistant supports {', '.join(games[:-1])} and {games[-1]} for now; "
-            f"for {game} try 'deduce play {game}'"
-        )
-    if game == "clue":
-        from deduce.apps.assist.clue import ClueAdapter
-
-        return ClueAdapter(infogain_recommender(), top=args.top)
-    return adapter_for(game)
-
-
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    adapter = _adapter(args)
+    adapter = table_adapter(args.game, top=args.top)
     game = adapter.game
     backends = adapter.backends if args.solver == "auto" else None
     import solvers  # lazy: 'deduce --help' starts without loading the backends

@@ -15,7 +15,6 @@ CDN, it works offline at a table.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import secrets
@@ -142,9 +141,9 @@ def _peek_game(path: Path) -> str | None:
 def make_adapter(game: str, solver: str) -> tuple[GameAdapter, Any]:
     """The adapter and solver ``deduce assist GAME`` would use (Clue's exact scorer included)."""
     import solvers
-    from deduce.cli.assist import _adapter
+    from deduce.apps.assist.adapters import table_adapter
 
-    adapter = _adapter(argparse.Namespace(game=game, top=5))
+    adapter = table_adapter(game, top=5)
     backends = adapter.backends if solver == "auto" else None
     return adapter, solvers.get(solver, **({"order": backends} if backends else {}))
 
