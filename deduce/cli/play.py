@@ -86,10 +86,8 @@ class Words:
 
     def __init__(self, game: Game, seat: int | None = None) -> None:
         wording = game_info(game.name).wording
-        if wording is None:
-            raise NotSupported(f"{game.name} declares no wording module: 'deduce play' cannot show it in words")
         self.game, self.seat = game, seat
-        self.text: Any = wording(game)
+        self.text: Any = wording(game) if wording is not None else _Plain()
 
     def event(self, event: Event) -> str:
         return self.text.event_text(self.game, event, self.seat)
@@ -117,6 +115,18 @@ class Words:
         if getattr(self.game, "board", None) is None or not hasattr(self.text, "board_text"):
             return None
         return self.text.board_text(self.game, positions, self.seat)
+
+
+class _Plain:
+    """The words of a registered game that declares no wording module: its values as printed."""
+
+    @staticmethod
+    def event_text(game: Game, event: Event, you: int | None = None) -> str:
+        return str(event)
+
+    @staticmethod
+    def action_text(game: Game, action: Action, observation: Observation | None = None) -> str:
+        return str(action)
 
 
 def _words(text: str) -> list[str]:

@@ -322,3 +322,13 @@ def test_a_separator_typed_as_a_word_is_skipped():
     assert match_name("Andy Anderson / Noon", names, "card") == "Andy Anderson / Noon"
     menu = [("a", "pass Boat / Deck"), ("b", "pass Boat / Cabin")]
     assert choose("pass boat / de", menu) == ["a"] and choose("pass Boat / Cabin", menu) == ["b"]
+
+
+def test_a_registered_game_without_wording_is_still_playable(monkeypatch):
+    from deduce.games import registry
+    from deduce.games.base import GameInfo
+
+    info = registry.game_info("mafia-code")
+    monkeypatch.setitem(registry._LOADED, "mafia-code", GameInfo(name="mafia-code", game=info.game, log=info.log))
+    code, out = play(["1", "quit"], "mafia-code", "--agents", "random")
+    assert code == 0 and "you: Guess(" in out and "internal error" not in out
