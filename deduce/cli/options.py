@@ -156,7 +156,9 @@ def agent_parameters(agent: object) -> dict[str, Parameter]:
 
 def _build(name: str, game: str, params: Mapping[str, Any]) -> Any:
     import agents as agent_registry
+    from deduce.apps.tournament.worker import load_extension_agents
 
+    load_extension_agents([name])
     try:
         return agent_registry.get(name, game=game, **params)
     except DeduceError:

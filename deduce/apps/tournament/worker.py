@@ -9,13 +9,15 @@ the ``agents`` registry.
 from __future__ import annotations
 
 import functools
+import importlib
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import agents as agent_registry
 from deduce.apps.tournament.schedule import AgentSpec, GameSpec
-from deduce.errors import DeduceError, UnknownName
+from deduce.errors import DeduceError, NotSupported, UnknownName
 from deduce.games import Game, make
 from deduce.play import GameRecord, GameRun, RandomPlayer, play_game
 
@@ -72,8 +74,27 @@ def _game(name: str, config: tuple[tuple[str, Any], ...]) -> Game:
     return make(name, **dict(config))
 
 
+#: agents an application adds at run time, by name prefix: ``"module:function"`` registering them
+EXTENSION_AGENTS: dict[str, str] = {"openspiel-": "deduce.apps.openspiel:register_agents"}
+
+
+def load_extension_agents(names: Iterable[str]) -> None:
+    """Register the application agents ``names`` ask for (``openspiel-ismcts`` needs the
+    OpenSpiel adapter), in this process: the CLI before it checks the agents, each worker before
+    it builds one. Registration is idempotent."""
+    for prefix, entry in EXTENSION_AGENTS.items():
+        if any(n.startswith(prefix) for n in names):
+            module, _, attr = entry.partition(":")
+            try:
+                register = getattr(importlib.import_module(module), attr)
+            except ImportError as exc:
+                raise NotSupported(f"agents named {prefix}* need an optional extra ({exc})") from None
+            register()
+
+
 def build_agent(spec: AgentSpec, game: str, in_worker: bool = False) -> Any:
     """A fresh agent from its spec (fresh per game, so results never depend on game order)."""
+    load_extension_agents([spec.name])
     try:
         return agent_registry.get(spec.name, game=game, **spec.kwargs)
     except UnknownName as exc:

@@ -82,3 +82,24 @@ def test_openspiels_nash_conv_ranks_a_solver_above_random():
     racer, rnd = nash_conv("racer"), nash_conv("random")
     assert 0.0 <= racer["nash_conv"] < rnd["nash_conv"]
     assert rnd["improvements"][1:] == [0.0, 0.0]  # only the first seat decides in the small game
+
+
+def test_the_tournament_command_finds_openspiel_agents(tmp_path, monkeypatch):
+    """``deduce tournament`` registers the adapter's agents when a name asks for them (in the
+    command's process and in each worker), so no Python is needed to seat them."""
+    import json
+
+    from deduce.cli import main
+    from deduce.errors import UnknownName
+
+    unregistered = {k: f for k, f in agents.registry._EXTRA.items() if not k[0].startswith("openspiel-")}
+    monkeypatch.setattr(agents.registry, "_EXTRA", unregistered)
+    with pytest.raises(UnknownName):
+        agents.get("openspiel-random", game="clue")
+
+    out = tmp_path / "run"
+    code = main(["tournament", "clue", "--agents", "openspiel-random", "random", "--games", "2", "--seed", "3",
+                 "--players", "3", "--out", str(out), "--json"])
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert "openspiel-random" in json.dumps(summary)
