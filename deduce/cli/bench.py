@@ -292,7 +292,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--corpus", help="folder with one subfolder of knowledge-base JSON files per game")
     s.add_argument("--query", default="auto", choices=QUERIES, help="auto: tallies for counting backends, marginals for samplers, possible for the others")
     s.add_argument("--runs", type=int, default=3, help="repetitions per query; the median is reported (default 3)")
-    s.add_argument("--timeout", type=float, default=10.0, help="seconds one query may take (default 10)")
+    s.add_argument("--timeout", type=float, default=10.0, help="seconds all runs of one state may take, the untimed warm-up included (default 10)")
     s.add_argument("--limit", type=int, help="only the first N states")
     s.add_argument("--json", action="store_true", help="print the summary and per-state times as JSON")
     s.set_defaults(func=run)
