@@ -15,8 +15,10 @@
 A card is ``"set / sub-icon"`` (as the deck names it). ``family`` is ``hand`` (held now),
 ``seen`` (ever seen) or ``held`` (distinct cards ever held; no cards). A ``pass`` moves
 ``min(round, hand)`` cards from every player to the next (``counts`` may say so per player);
-``gave`` and ``got`` are the logging player's own cards out and in. Melds happen at the start
-of a round, before its first question. The optional ``dealer`` (a player) sets the hand sizes.
+``gave`` and ``got`` are the logging player's own cards out and in. A meld may come at any time
+before the accusation (the seed; after a question it is a step of its own in the knowledge);
+the optional ``meld_timing: "round_start"`` allows melds only at the start of a round, before
+its first question. The optional ``dealer`` (a player) sets the hand sizes.
 Each log event becomes one observation event, so an error can always name it by its index.
 """
 
@@ -45,7 +47,7 @@ from deduce.logs import LogReader
 
 __all__ = ["parse", "export", "set_name"]
 
-_HEADER_KEYS = {"game", "players", "me", "dealer", "events"}
+_HEADER_KEYS = {"game", "players", "me", "dealer", "meld_timing", "events"}
 _EVENT_TYPES = "hand, ask, pass, meld, accuse or reveal"
 
 
@@ -71,12 +73,15 @@ class _Reader(LogReader):
         if unknown:
             raise self.fail(f"unknown key(s) {', '.join(map(repr, unknown))}")
         players = self.players(reserved=(BOX, MELDS))
+        fields: dict[str, Any] = {"num_players": len(players), "player_names": tuple(players)}
+        if "meld_timing" in self.data:
+            fields["meld_timing"] = self.data["meld_timing"]
         try:
-            game = AlibiGame(AlibiConfig(num_players=len(players), player_names=tuple(players)))
+            game = AlibiGame(AlibiConfig(**fields))
             self.game = game
             if "dealer" in self.data:
                 dealer = self.player(self.data["dealer"], "dealer")
-                game = AlibiGame(AlibiConfig(num_players=len(players), player_names=tuple(players), dealer=dealer))
+                game = AlibiGame(AlibiConfig(**fields, dealer=dealer))
         except ValueError as exc:
             raise self.fail(str(exc)) from None
         self.game = game
@@ -134,7 +139,10 @@ class _Reader(LogReader):
             if key not in self.sets:
                 raise self.fail(f"unknown set {raw['set']!r}; sets are named like 'Rage' or 'Slim Slant'")
             if self.asked:
-                raise self.fail("melds happen at the start of a round, before its first question")
+                if game.config.meld_timing != "any_time":
+                    raise self.fail("melds happen at the start of a round, before its first question")
+                # a meld at any time (seed): after a question it starts an epoch of its own
+                self.window, self.asked = None, False
             set_id = self.sets[key]
             cards = game.set_cards[set_id]
             if self.window is None:
@@ -273,6 +281,8 @@ def export(game: AlibiGame, obs: AlibiObservation) -> dict[str, Any]:
     log: dict[str, Any] = {"game": game.name, "players": list(names)}
     if game.config.dealer != 0:
         log["dealer"] = names[game.config.dealer]
+    if game.config.meld_timing != "any_time":
+        log["meld_timing"] = game.config.meld_timing
     if obs.player is not None:
         log["me"] = names[obs.player]
     log["events"] = events

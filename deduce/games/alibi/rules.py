@@ -18,8 +18,11 @@ pile). Answers are :class:`~deduce.constraints.Count` (cards in hand now) and
 Rule points the sources leave open and the defaults chosen (all config fields):
 
 * melding happens in a window at the start of each round (before its first question), every
-  player deciding once in turn order; melding later in the same round scores the same, so only
-  information timing within a round is not modelled;
+  player deciding once in turn order (the seed's "last chance" before a round), and, with
+  ``meld_timing="any_time"`` (the seed: "at any time, even on another player's turn"), also
+  on one's own turn before asking; a meld on another player's turn is not offered by the
+  engine (it decides one seat at a time) but a log or the assistant records it where it
+  happened;
 * a meld scores by the round it is made in (1 + completed passes);
 * ``SEEN`` = cards ever in the target's hand, plus every melded card (``seen_includes_melds``);
 * a sub-blank (Time, Location, Type, Motive) names a sub-icon of the parent's set and may only
@@ -115,6 +118,7 @@ EMOTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 BOX = "box"
 MELDS = "melds"
+MELD_TIMINGS = ("any_time", "round_start")
 
 
 class Family(StrEnum):
@@ -147,6 +151,11 @@ class AlibiConfig:
     first_accuser_penalty: int = 2
     #: blanks besides the suspect the first accuser must fill (seed: at least 3 of 7).
     first_accuser_min_blanks: int = 3
+    #: DEFAULT: "any_time" (seed: a set may be laid down at any time, even on another player's
+    #: turn, until an accusation): the engine offers melds in each round's window and on one's
+    #: own turn before the question; logs take a meld anywhere before the accusation.
+    #: "round_start": only in the window at the start of each round.
+    meld_timing: str = "any_time"
     #: SEEN counts every melded (public) card too (§1D DEFAULT).
     seen_includes_melds: bool = True
     #: Location/Type/Motive need the parent blank filled and right, like Time (§1D DEFAULT).
@@ -181,6 +190,8 @@ class AlibiConfig:
             )
         if self.max_rounds < 1:
             raise InvalidConfig("max_rounds", self.max_rounds, "max_rounds must be positive")
+        if self.meld_timing not in MELD_TIMINGS:
+            raise InvalidConfig("meld_timing", self.meld_timing, f"meld_timing must be one of {MELD_TIMINGS}")
         if not 0 <= self.first_accuser_min_blanks <= len(BLANKS) - 1:
             raise InvalidConfig(
                 "first_accuser_min_blanks",
@@ -243,7 +254,8 @@ class Ask(Action):
 
 @dataclass(frozen=True)
 class Meld(Action):
-    """In the meld window: lay down these complete sets (set ids; empty = none)."""
+    """Lay down these complete sets (set ids): in the meld window (empty = none), or on one's
+    own turn before asking where melds may happen at any time."""
 
     sets: tuple[int, ...] = ()
 
@@ -707,7 +719,7 @@ class AlibiState(State):
         if self.phase == "ask":
             if self.round > self.game.config.max_rounds:
                 return [Accuse()]
-            return [*self.questions(who), Accuse()]
+            return [*self.questions(who), Accuse(), *self._turn_melds(who)]
         if self.phase == "pass":
             return [PassCard(c) for c in sorted(self.hands[who])]
         if self.phase == "sheet":
@@ -721,6 +733,14 @@ class AlibiState(State):
                 out.append(Done())
             return out
         return []
+
+    def _turn_melds(self, who: int) -> list[Action]:
+        """Melds ``who`` may lay down on its own turn before asking (``meld_timing="any_time"``):
+        every non-empty choice of its complete sets."""
+        if self.game.config.meld_timing != "any_time":
+            return []
+        full = self.complete_sets(who)
+        return [Meld(tuple(s)) for r in range(1, len(full) + 1) for s in combinations(full, r)]
 
     def _blank_range(self, blank: int, sheet: dict[int, int]) -> range:
         g = self.game
@@ -765,6 +785,12 @@ class AlibiState(State):
             return None
         if self.phase == "ask":
             if isinstance(action, Accuse):
+                return None
+            if isinstance(action, Meld):
+                if g.config.meld_timing != "any_time":
+                    return f"{action!r}: melds happen in the window at the start of a round (meld_timing)"
+                if action not in self._turn_melds(who):
+                    return f"{action!r}: player {who} can lay down only complete sets it holds (at least one)"
                 return None
             if self.round > g.config.max_rounds:
                 return f"{action!r}: after round {g.config.max_rounds} the first player must accuse"
@@ -888,6 +914,20 @@ class AlibiState(State):
 
     def _meld(self, sets: tuple[int, ...]) -> list[Event]:
         g, who = self.game, self.current_player
+        if self.phase == "ask":  # on one's own turn, before the question: an epoch of its own
+            self.window_epoch = None
+            events = self._lay_down(who, sets)
+            self.window_epoch = None
+            return events
+        events = self._lay_down(who, sets)
+        self.pos += 1
+        if self.pos >= len(self.order):
+            self.phase, self.pos, self.window_epoch = "ask", 0, None
+        return events
+
+    def _lay_down(self, who: int, sets: tuple[int, ...]) -> list[Event]:
+        """Move complete sets from ``who``'s hand to the meld pile and score them."""
+        g = self.game
         events: list[Event] = []
         for s in sets:
             if self.window_epoch is None:
@@ -902,9 +942,6 @@ class AlibiState(State):
             self.scores[who] += pts
             self.melds.append((who, s))
             events.append(Melded(who, s, ids, pts, self.round, self.window_epoch))
-        self.pos += 1
-        if self.pos >= len(self.order):
-            self.phase, self.pos, self.window_epoch = "ask", 0, None
         return events
 
     def _ask(self, a: Ask) -> list[Event]:

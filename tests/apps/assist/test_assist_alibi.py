@@ -81,7 +81,7 @@ def test_bad_input_never_changes_the_log(tmp_path):
         "ask me bob held rage 1": "a 'held' question names no cards",
         "ask me bob hand rage 4": "'answer' must be a whole number from 0 to 3",
         "ask me bob hand fury 1": "unknown name 'fury'",
-        "meld bob rage": "melds happen at the start of a round",
+        "meld bob fury": "unknown",
         "pass": "usage: pass gave CARDS got CARDS",
         "frobnicate": "unknown command 'frobnicate'",
     }
@@ -171,3 +171,15 @@ def test_why_names_the_pass_a_card_moved_in(tmp_path):
     assert code == 0 and "Traceback" not in out and "error:" not in out
     assert f"{OUT} is bob's now: bob holds {OUT} after event 1." in out
     assert f"{IN} is ann's now: ann holds {IN} after event 1." in out
+
+
+def test_a_meld_is_logged_when_it_happens():
+    """Issue 20 B3: a set laid down after questions (at any time, as the seed allows)."""
+    log = {"game": "alibi", "players": ["ann", "bob", "cy", "dee"], "me": "ann",
+           "events": [{"type": "hand", "player": "ann", "cards": HAND}]}
+    a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=log)
+    for line in ("ask me bob hand rage 1", "meld cy gun", "ask dee cy seen gun 3"):  # ann holds no Gun
+        text = a.handle(line)
+        assert not text.startswith("error"), (line, text)
+    assert [type(e).__name__ for e in a.obs.events][-3:] == ["Asked", "Melded", "Asked"]
+    assert [e.epoch for e in a.obs.events[-3:]] == [0, 1, 1]

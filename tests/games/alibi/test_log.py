@@ -81,7 +81,6 @@ BAD = [
      "'answer' must be a whole number from 0 to 3"),
     ({"type": "ask", "asker": "ann", "target": "bob", "family": "hand", "cards": ["Rage"], "answer": 1},
      "unknown card 'Rage'"),
-    ({"type": "meld", "player": "bob", "set": "Rage"}, "melds happen at the start of a round, before its first question"),
     ({"type": "meld", "player": "bob", "set": "Fury"}, "unknown set 'Fury'"),
     ({"type": "pass"}, "give 'gave' and 'got'"),
     ({"type": "pass", "gave": [], "got": []}, "you pass 1 card(s) and get 1 this round"),
@@ -111,3 +110,16 @@ def test_a_contradiction_names_the_earlier_event():
     with pytest.raises(LogError, match=r"event 3 .* contradicts event 1$"):
         load_log(bad, check=solvers.get("cpsat"))
     load_log(LOG, check=solvers.get("cpsat"))
+
+
+def test_a_meld_may_come_after_a_question():
+    """Issue 20 B3: melds at any time (the seed); meld_timing="round_start" refuses them."""
+    late = with_events({"type": "meld", "player": "bob", "set": "Rage"},
+                       {"type": "ask", "asker": "cy", "target": "dee", "family": "seen", "cards": RAGE, "answer": 3})
+    game, obs = read_log(late)
+    assert obs.melds == ((1, game.set_cards.index(tuple(sorted(game.deck.card(c).id for c in RAGE)))),)
+    assert [e.epoch for e in obs.events[1:]] == [0, 0, 1, 1]
+    assert view_knowledge(game, obs).epochs == 2
+    assert export_log(game, obs) == late
+    with pytest.raises(LogError, match="event 3 .*melds happen at the start of a round, before its first question"):
+        read_log({**late, "meld_timing": "round_start"})

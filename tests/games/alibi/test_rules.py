@@ -7,7 +7,7 @@ import pytest
 
 import solvers
 from deduce.constraints import CountEver
-from deduce.errors import IllegalAction
+from deduce.errors import IllegalAction, InvalidConfig
 from deduce.games.alibi.rules import (
     Accuse,
     AlibiGame,
@@ -102,7 +102,7 @@ def test_meld_points_by_round_and_seen_includes_melds():
     assert g.answer(st.world(), 1, Family.SEEN, (3, 4)) == 2  # melds are seen by everyone
     assert g.config.meld_points("weapon", 1) == 7 and g.config.meld_points("suspect", 2) == 4
     assert g.config.meld_points("place", 2) == 5 and g.config.meld_points("emotion", 5) == 3
-    with pytest.raises(IllegalAction, match="must first decide on melds|asks a question"):
+    with pytest.raises(IllegalAction, match="only complete sets it holds"):  # already melded
         st.apply(Meld((1,)))
 
 
@@ -218,3 +218,31 @@ def test_highest_score_wins_even_when_not_positive():
     scores = st.scores
     assert scores == [0, 0, -2 * 5 - 2 * 3 + 5 - 2 * 3 + 7]
     assert st.winners() == tuple(p for p in range(3) if scores[p] == 0) and len(st.winners()) == 2
+
+
+def test_melds_at_any_time_or_only_at_the_start_of_a_round():
+    """Issue 20 B3 (seed: a complete set may be laid down at any time, even on another's turn):
+    by default the player may also meld on its own turn before asking, in an epoch of its own;
+    meld_timing="round_start" keeps only the window at the start of each round."""
+    g = AlibiGame(num_players=3, **SMALL)
+    deal = ((0, 6, 9, 12), [[3, 4, 5, 1], [7, 8, 10, 11], [2, 13, 14]])
+    st = AlibiState.from_deal(g, *deal)
+    _skip_melds(st)
+    assert st.current_player == 2
+    st.apply(Ask(0, Family.HAND, (1,)))
+    assert st.current_player == 0 and Meld((1,)) in st.legal_actions() and Meld(()) not in st.legal_actions()
+    events = st.apply(Meld((1,)))  # player 0 lays suspect B down on its turn, then still asks
+    assert [(e.player, e.set_id, e.epoch, e.points) for e in events] == [(0, 1, 1, 6)]
+    assert st.current_player == 0 and st.phase == "ask" and st.epoch == 1
+    ev = st.apply(Ask(1, Family.SEEN, (3,)))[0]
+    assert ev.epoch == 1 and ev.answer == 1  # melded cards are seen by everyone
+    kb = g.knowledge(st.observation(1))
+    assert kb.epochs == 2 and kb.consistent_with(st.world())
+    fixed = AlibiState.from_deal(AlibiGame(num_players=3, meld_timing="round_start", **SMALL), *deal)
+    _skip_melds(fixed)
+    fixed.apply(Ask(0, Family.HAND, (1,)))
+    assert not [a for a in fixed.legal_actions() if isinstance(a, Meld)]
+    with pytest.raises(IllegalAction, match="meld_timing"):
+        fixed.apply(Meld((1,)))
+    with pytest.raises(InvalidConfig, match="meld_timing"):
+        AlibiGame(num_players=3, meld_timing="never")
