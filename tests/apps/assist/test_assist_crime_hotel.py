@@ -61,16 +61,19 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     load_log(path, check=solvers.get("cpsat"))
     before = status_of(out)
 
-    code, out2, _ = session(tmp_path, ["grid", "move bob d5 r305", "undo 4", "quit"])
+    code, out2, _ = session(tmp_path, ["grid", "move bob d5 r305", "undo", "move bob d5 r305", "undo 4", "quit"])
     assert code == 0 and "Resumed a game with 11 events." in out2
     assert status_of(out2[: out2.index("> move")]) == before
-    assert "event 11: bob moved a meeple from digit 5 to room 305" in out2
+    # meeples move between tricks, not while cy's trick is open (event 10)
+    assert "not added: the trick is still open (1 of 4 played)" in out2
+    assert "event 10: bob moved a meeple from digit 5 to room 305" in out2
     # without bob's play, dee's would be out of turn (issue 20 B7: plays go clockwise)
     assert "cannot undo event 4: event 5 (dee played 102) depends on it (dee cannot play now" in out2
-    assert len(saved(path)["events"]) == 12
+    assert len(saved(path)["events"]) == 11
 
 
 def test_bad_input_never_changes_the_log(tmp_path):
+    # with ann's card on an open trick: plays, and anything else while the trick is open
     code, _, path = session(tmp_path, SETUP + ["play me 105", "quit"])
     before = path.read_text()
     bad = {
@@ -79,14 +82,23 @@ def test_bad_input_never_changes_the_log(tmp_path):
         "play me 101": "ann already played to this trick",
         "play cy 201": "cy cannot play now: bob plays next",  # issue 20 B7: clockwise from the leader
         "deduce bob x9": "unknown space 'x9'",
-        "move bob d5 f1": "bob has no meeple on digit 5",
-        "exchange cy dee gave 303 took 304": "only cy and dee see those cards",
-        "exchange cy me 1": "you took part: give 'given' and 'taken'",
-        "check bob bob 1": "one exchanges with, or checks, another player",
+        "move bob r305 f1": "the trick is still open",  # meeples move between tricks
         "hidden": "usage: hidden CARD",
         "frobnicate": "unknown command 'frobnicate'",
     }
     assert_lines_refused(tmp_path, "crime-hotel", path, before, bad)
+    # between tricks: moves, exchanges and checks
+    between = tmp_path / "between"
+    between.mkdir()
+    code, _, path = session(between, SETUP + ["quit"])
+    before = path.read_text()
+    bad = {
+        "move bob d5 f1": "bob has no meeple on digit 5",
+        "exchange cy dee gave 303 took 304": "only cy and dee see those cards",
+        "exchange cy me 1": "you took part: give 'given' and 'taken'",
+        "check bob bob 1": "one exchanges with, or checks, another player",
+    }
+    assert_lines_refused(between, "crime-hotel", path, before, bad)
 
 
 def test_the_assistant_sees_what_the_engine_shows_the_player():
