@@ -200,7 +200,7 @@ def test_sampler_marginals_close_to_exact_on_a_tiny_deck():
                  if st.phase != "ask" else st.legal_actions()[int(rng.integers(len(st.legal_actions()) - 1))])
     kb = g.knowledge(st.observation(0))
     exact = solvers.get("cpsat").marginals(kb)
-    approx = EpochSampler(chains=4, burn_in=500, thin=10, samples=400).marginals(kb)
+    approx = EpochSampler(chains=4, burn_in=500, thin=10, samples=400, max_samples=400).marginals(kb)
     assert np.abs(exact[:, g.box_loc] - approx[:, g.box_loc]).max() < 0.2
 
 
