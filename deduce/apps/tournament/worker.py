@@ -9,7 +9,6 @@ the ``agents`` registry.
 from __future__ import annotations
 
 import functools
-import importlib
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -74,22 +73,16 @@ def _game(name: str, config: tuple[tuple[str, Any], ...]) -> Game:
     return make(name, **dict(config))
 
 
-#: agents an application adds at run time, by name prefix: ``"module:function"`` registering them
-EXTENSION_AGENTS: dict[str, str] = {"openspiel-": "deduce.apps.openspiel:register_agents"}
-
-
 def load_extension_agents(names: Iterable[str]) -> None:
-    """Register the application agents ``names`` ask for (``openspiel-ismcts`` needs the
-    OpenSpiel adapter), in this process: the CLI before it checks the agents, each worker before
-    it builds one. Registration is idempotent."""
-    for prefix, entry in EXTENSION_AGENTS.items():
-        if any(n.startswith(prefix) for n in names):
-            module, _, attr = entry.partition(":")
-            try:
-                register = getattr(importlib.import_module(module), attr)
-            except ImportError as exc:
-                raise NotSupported(f"agents named {prefix}* need an optional extra ({exc})") from None
-            register()
+    """Register the application agents ``names`` ask for (``openspiel-*`` are the OpenSpiel
+    adapter's), in this process: the CLI before it checks the agents, each worker before it
+    builds one. Registration is idempotent; without the optional extra it is one line."""
+    if any(n.startswith("openspiel-") for n in names):
+        try:
+            from deduce.apps.openspiel import register_agents
+        except ImportError as exc:
+            raise NotSupported(f"agents named openspiel-* need the 'openspiel' extra ({exc})") from None
+        register_agents()
 
 
 def build_agent(spec: AgentSpec, game: str, in_worker: bool = False) -> Any:
