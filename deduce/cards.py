@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from deduce.errors import InvalidConfig, UnknownName
 

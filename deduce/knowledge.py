@@ -58,7 +58,7 @@ class KnowledgeBase:
         if not all(keys):
             raise InvalidConfig("locations", locations, "a location name is empty")
         first: dict[str, str] = {}
-        for name, key in zip(locations, keys):
+        for name, key in zip(locations, keys, strict=True):
             if key in first:
                 raise InvalidConfig(
                     "locations", locations, f"{first[key]!r} and {name!r} are the same name once case, spaces and accents are ignored"

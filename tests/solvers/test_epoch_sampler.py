@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
-from deduce.errors import NotSupported
 from deduce import Count, Deck, KnowledgeBase
 from deduce.constraints import CountEver, Transfer
+from deduce.errors import NotSupported
 from solvers.convergence import batch_se, error_bound, split_rhat
 from solvers.epoch import EpochSampler
 

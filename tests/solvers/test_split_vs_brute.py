@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 import solvers
 from deduce.games.mafia_code.rules import MafiaCodeGame
 from solvers.split import SplitSolver
-from tests.solvers.test_exact_vs_brute import static_kbs
 from tests.games.mafia_code.test_props import random_play
+from tests.solvers.test_exact_vs_brute import static_kbs
 
 
 def _eager(max_bits: int) -> SplitSolver:

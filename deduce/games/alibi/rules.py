@@ -913,7 +913,7 @@ class AlibiState(State):
         raise IllegalAction(f"unknown action {action!r}")  # unreachable: apply checks legality
 
     def _meld(self, sets: tuple[int, ...]) -> list[Event]:
-        g, who = self.game, self.current_player
+        who = self.current_player
         if self.phase == "ask":  # on one's own turn, before the question: an epoch of its own
             self.window_epoch = None
             events = self._lay_down(who, sets)

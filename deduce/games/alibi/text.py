@@ -31,18 +31,12 @@ from deduce.games.alibi.rules import (
     Revealed,
 )
 from deduce.games.base import Action, Dealt, Event, Observation
+from deduce.games.words import cards_text as _cards
+from deduce.games.words import who as _who
 
 __all__ = ["event_text", "action_text", "phraser", "status_text", "final_scores", "actions_help", "card_set_text"]
 
 _FAMILY = {Family.HAND: "holds", Family.SEEN: "has seen"}
-
-
-def _who(game: AlibiGame, seat: int, you: int | None) -> str:
-    return "you" if seat == you else game.config.names[seat]
-
-
-def _cards(game: AlibiGame, cards: Sequence[int]) -> str:
-    return ", ".join(game.deck[c].name for c in cards)
 
 
 def card_set_text(game: AlibiGame, cards: Sequence[int]) -> str:

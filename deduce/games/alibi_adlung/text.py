@@ -42,6 +42,7 @@ from deduce.games.alibi_adlung.rules import (
     SuspectDrawn,
 )
 from deduce.games.base import Action, Event, Observation
+from deduce.games.words import who as _who
 
 __all__ = ["event_text", "action_text", "phraser", "status_text", "final_scores", "actions_help", "face", "suspect_text"]
 
@@ -66,10 +67,6 @@ def suspect_text(game: AlibiAdlungGame, suspect: int) -> str:
     """A suspect with its features ("s3: thin, man, blond, coat, glasses")."""
     features = ", ".join(f.replace("_", " ") for f in _features(game.config)[suspect])
     return f"{suspect_name(suspect)}: {features}"
-
-
-def _who(game: AlibiAdlungGame, seat: int, you: int | None) -> str:
-    return "you" if seat == you else game.config.names[seat]
 
 
 def _owner(game: AlibiAdlungGame, seat: int, you: int | None) -> str:

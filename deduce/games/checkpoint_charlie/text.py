@@ -29,12 +29,9 @@ from deduce.games.checkpoint_charlie.rules import (
     Verified,
     cat_name,
 )
+from deduce.games.words import who as _who
 
 __all__ = ["event_text", "action_text", "phraser", "status_text", "final_scores", "actions_help"]
-
-
-def _who(game: CheckpointCharlieGame, seat: int, you: int | None) -> str:
-    return "you" if seat == you else game.config.names[seat]
 
 
 def _token(feature: int) -> str:

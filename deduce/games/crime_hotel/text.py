@@ -8,8 +8,6 @@ prefix of to choose it: "play 105", "deduce room 306", "exchange bob give 203"),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from deduce.explain import plain_phraser as phraser
 from deduce.games.base import Action, Dealt, Event, Observation
 from deduce.games.crime_hotel.log import space_name
@@ -37,6 +35,8 @@ from deduce.games.crime_hotel.rules import (
     Stationed,
     TrickDone,
 )
+from deduce.games.words import cards_text as _cards
+from deduce.games.words import who as _who
 
 __all__ = ["event_text", "action_text", "phraser", "status_text", "final_scores", "actions_help"]
 
@@ -47,14 +47,6 @@ _DEPARTMENTS = {
     "double": "double-placement",
     "bonus": "bonus-points",
 }
-
-
-def _who(game: CrimeHotelGame, seat: int, you: int | None) -> str:
-    return "you" if seat == you else game.config.names[seat]
-
-
-def _cards(game: CrimeHotelGame, cards: Sequence[int]) -> str:
-    return ", ".join(game.deck[c].name for c in cards)
 
 
 def _ordinal(k: int) -> str:

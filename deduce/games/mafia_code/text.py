@@ -8,8 +8,6 @@ prefix of to choose it: "guess bob red C"; no other word of it starts with a let
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from deduce.explain import plain_phraser as phraser
 from deduce.games.base import Action, Dealt, Event, Observation
 from deduce.games.mafia_code.rules import (
@@ -22,22 +20,16 @@ from deduce.games.mafia_code.rules import (
     Stop,
     TurnEnded,
 )
+from deduce.games.words import cards_text as _cards
+from deduce.games.words import who as _who
 
 __all__ = ["event_text", "action_text", "phraser", "status_text", "final_scores", "actions_help"]
 
 _ENDS = {"miss": "a miss", "stop": "stopped", "no_target": "nobody left to guess at", "game_over": "the game is over"}
 
 
-def _who(game: MafiaCodeGame, seat: int, you: int | None) -> str:
-    return "you" if seat == you else game.config.names[seat]
-
-
 def _cell(game: MafiaCodeGame, colour: int, letter: int) -> str:
     return f"{game.config.colours[colour]}/{game.config.letters[letter]}"
-
-
-def _cards(game: MafiaCodeGame, cards: Sequence[int]) -> str:
-    return ", ".join(game.deck[c].name for c in cards)
 
 
 def event_text(game: MafiaCodeGame, event: Event, you: int | None = None) -> str:

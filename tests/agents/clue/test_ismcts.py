@@ -20,7 +20,12 @@ from deduce.games.clue.rules import (
     ViewExtra,
 )
 from solvers.exact import ExactSolver
-from tests.agents.clue.test_lookahead import after_own_suggestion, envelope_counts, small, with_facts
+from tests.agents.clue.test_lookahead import (
+    after_own_suggestion,
+    envelope_counts,
+    small,
+    with_facts,
+)
 
 
 class FakeClock:

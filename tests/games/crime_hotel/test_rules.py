@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import deduce
+import solvers
 from deduce import IllegalAction
 from deduce.constraints import Count, Transfer
 from deduce.games.crime_hotel.rules import (
@@ -22,7 +23,6 @@ from deduce.games.crime_hotel.rules import (
     Play,
     Space,
 )
-import solvers
 from solvers.chain import ChainSolver
 
 
