@@ -81,3 +81,13 @@ def test_observation_is_immutable_and_detached(name):
     assert isinstance(obs.events, tuple) and isinstance(obs.legal_actions, tuple)
     for value in vars(obs).values() if hasattr(obs, "__dict__") else ():
         assert value is not state and value is not getattr(state, "rng", object())
+
+
+@pytest.mark.parametrize("name", deduce.game_names())
+def test_class_player_range_is_what_the_config_accepts(name):
+    """``min_players``/``max_players`` (the tournament, audit and OpenSpiel read them) and the
+    config (``deduce games`` probes it) say the same range."""
+    from deduce.cli.games import player_counts
+
+    cls = deduce.games.game_class(name)
+    assert player_counts(name) == tuple(range(cls.min_players, cls.max_players + 1))

@@ -381,8 +381,9 @@ class AlibiGame(Game[AlibiConfig]):
 
     name: ClassVar[str] = "alibi"
     config_class: ClassVar[type] = AlibiConfig
+    #: RULES.md §1D: 3-6 on the box (BGG/dmoz), 3-10 allowed [S1]; the config takes the allowed range.
     min_players: ClassVar[int] = 3
-    max_players: ClassVar[int] = 6
+    max_players: ClassVar[int] = 10
 
     def __init__(self, config: AlibiConfig | None = None, **fields: Any) -> None:
         super().__init__(config, **fields)
