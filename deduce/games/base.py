@@ -283,16 +283,30 @@ class LogFormat(Protocol):
 
 
 class Wording(Protocol):
-    """A game's words for people: events, actions and constraints as the rule book says them."""
+    """A game's words for people (its ``text.py``): events, actions, the table and constraints as
+    the rule book says them. ``deduce play``, ``solve``, ``assist``, ``why`` and the learning
+    wrappers speak through it, so a person reads names, never indices. Every registered game's
+    wording module provides each member (tests/games/test_conformance.py checks it)."""
 
     def event_text(self, game: Any, event: Any, you: int | None = None) -> str:
         """One viewed event (``you``: the reader's seat, said as "you")."""
 
-    def action_text(self, game: Any, action: Any) -> str:
-        """One legal action, as a person would type it."""
+    def action_text(self, game: Any, action: Any, observation: Observation | None = None) -> str:
+        """One action, as a person types it (``observation``: the actor's, for what an action's
+        words depend on, such as the sub-icons of a set already written on a sheet)."""
 
     def phraser(self, game: Any, events: Sequence[Event]) -> Callable[..., str | None]:
         """Words for the constraints of a knowledge base built from ``events``."""
+
+    def status_text(self, game: Any, observation: Observation) -> str:
+        """The seat's private information and the public table now ("" for nothing to show)."""
+
+    def final_scores(self, game: Any, observation: Observation) -> Sequence[float] | None:
+        """Each seat's score as the rule book counts it, read at the end of the game (``None``: a
+        game won without points, such as Clue)."""
+
+    def actions_help(self, game: Any) -> str:
+        """The game's actions, each with an example a person can type."""
 
 
 @dataclass(frozen=True)

@@ -91,3 +91,36 @@ def test_class_player_range_is_what_the_config_accepts(name):
 
     cls = deduce.games.game_class(name)
     assert player_counts(name) == tuple(range(cls.min_players, cls.max_players + 1))
+
+
+WORDING_CASES = [(name, {}) for name in deduce.game_names()] + [("clue", {"board_mode": "board"})]
+
+
+@pytest.mark.parametrize("name,config", WORDING_CASES, ids=[_id(c) for c in WORDING_CASES])
+def test_wording_module_provides_the_protocol(name, config):
+    """Each member of :class:`~deduce.games.base.Wording` is in the game's wording module, taking
+    the protocol's parameters (a missing member or a dropped ``observation`` fails here), and
+    answers on a real observation in words."""
+    import inspect
+
+    from deduce.games.base import Wording
+    from deduce.games.registry import game_info
+
+    game = deduce.make(name, **config)
+    text = game_info(name).wording(game)
+    members = [m for m in vars(Wording) if not m.startswith("_") and callable(getattr(Wording, m))]
+    assert {"event_text", "action_text", "phraser", "status_text", "final_scores", "actions_help"} <= set(members)
+    for member in members:
+        assert hasattr(text, member), f"{name}: wording lacks {member}"
+        wanted = [p for p in inspect.signature(getattr(Wording, member)).parameters if p != "self"]
+        given = list(inspect.signature(getattr(text, member)).parameters)
+        assert given[: len(wanted)] == wanted, (name, member, given)
+    state = game.new_initial_state(5)
+    obs = state.observation(state.current_player)
+    assert isinstance(text.status_text(game, obs), str)
+    assert text.actions_help(game).strip()
+    action = obs.legal_actions[0]
+    assert text.action_text(game, action, obs).strip()
+    assert all(text.event_text(game, e, obs.player).strip() for e in obs.events)
+    scores = text.final_scores(game, obs)
+    assert scores is None or len(scores) == game.num_players

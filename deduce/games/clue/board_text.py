@@ -17,10 +17,11 @@ from deduce.games.clue.board import render
 from deduce.games.clue.intrigue import CLOCK, Decline, Eliminated, IntrigueDrawn, UseAnyRoom
 from deduce.games.clue.rules import ClueGame, Move, Roll, Rolled, Suggestion, TokenMoved
 
-__all__ = ["event_text", "action_text", "phraser", "board_text", "status_text", "actions_help"]
+__all__ = ["event_text", "action_text", "phraser", "board_text", "status_text", "final_scores", "actions_help"]
 
 status_text = clue_text.status_text
 actions_help = clue_text.actions_help
+final_scores = clue_text.final_scores
 
 
 def _seat_name(game: ClueGame, seat: int, you: int | None) -> str:

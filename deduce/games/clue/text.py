@@ -33,7 +33,7 @@ from deduce.games.clue.rules import (
     ViewExtra,
 )
 
-__all__ = ["event_text", "action_text", "phraser", "cards_text", "status_text", "actions_help"]
+__all__ = ["event_text", "action_text", "phraser", "cards_text", "status_text", "final_scores", "actions_help"]
 
 
 def cards_text(game: ClueGame, cards: Sequence[int]) -> str:
@@ -168,6 +168,11 @@ def status_text(game: ClueGame, observation: Observation) -> str:
         by, cards = obs.to_refute
         lines.append(f"you are refuting: {game.config.names[by]} suggested {cards_text(game, cards)}; show one of your cards")
     return "\n".join(lines)
+
+
+def final_scores(game: ClueGame, observation: Observation) -> tuple[int, ...] | None:
+    """None: Clue has no points, a right accusation wins."""
+    return None
 
 
 def actions_help(game: ClueGame) -> str:
