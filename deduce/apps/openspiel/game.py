@@ -174,6 +174,9 @@ class DeduceState(pyspiel.State):
         self._seed = seed
         self._engine: _Engine | None = None
         self.truncated = False
+        #: an engine state that the deal's last chance outcome starts instead of the deal's own
+        #: (resampling a sampled game: the same seed outcome, a redrawn hidden deal)
+        self.preset: State | None = None
 
     @property
     def _game(self) -> DeduceGame:
@@ -225,7 +228,9 @@ class DeduceState(pyspiel.State):
             game.deal.check(self.drawn, int(action))
             self.drawn.append(int(action))
             if len(self.drawn) == game.deal.length():
-                self._engine = _Engine(game.deal.state(self.drawn))
+                start = self.preset if self.preset is not None else game.deal.state(self.drawn)
+                self._engine = _Engine(start)
+                self.preset = None
             return
         if self.is_terminal():
             raise IllegalAction(f"action {action}: the game is over")
@@ -254,8 +259,9 @@ class DeduceState(pyspiel.State):
         return [1.0 if p in winners else 0.0 for p in range(n)]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> DeduceState:
-        """A state drawn uniformly from the worlds consistent with ``player_id``'s
-        information, with the same moves (see :mod:`deduce.apps.openspiel.resample`)."""
+        """A state drawn from the worlds consistent with ``player_id``'s information, with the
+        same moves: exactly uniform for Clue and Mafia Code, approximate for the other games
+        (:data:`deduce.apps.openspiel.resample.RESAMPLING` says which; see that module)."""
         from deduce.apps.openspiel.resample import resample
 
         seed = int(probability_sampler() * 2**53)

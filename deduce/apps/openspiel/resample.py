@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from deduce.apps.openspiel.chance import CardDeal
+from deduce.apps.openspiel.chance import CardDeal, SeedDeal
 from deduce.apps.openspiel.observer import event_words, information_string
 from deduce.errors import IllegalAction, NotSupported
 from deduce.games.base import Event, Observation
@@ -50,11 +50,12 @@ from deduce.games.clue.rules import (
     Suggestion,
     ViewExtra,
 )
+from deduce.games.mafia_code.rules import MafiaCodeState
 
 if TYPE_CHECKING:
     from deduce.apps.openspiel.game import DeduceGame, DeduceState, Step
 
-__all__ = ["resample", "from_observation", "clue_moves", "deal_of_world", "TRIES"]
+__all__ = ["resample", "from_observation", "clue_moves", "deal_of_world", "RESAMPLING", "TRIES", "WALK"]
 
 #: worlds drawn before giving up (a world the moves rule out is redrawn: step 4 above)
 TRIES = 64
@@ -175,22 +176,128 @@ def clue_moves(obs: ClueObservation) -> tuple[list[Step], tuple[type, ...]]:
     return moves, (Show,)
 
 
+#: how each game's hidden world is resampled: ``exact`` (uniform over the worlds the player's
+#: knowledge base allows, by deduce's exact sampler, conditioned on the replay) or
+#: ``approximate`` (a walk of the engine's own hidden variants from the true state: consistent
+#: with the player's information, not uniform; its measured error is in docs/openspiel.md)
+RESAMPLING: dict[str, str] = {
+    "clue": "exact",
+    "mafia-code": "exact",
+    "alibi": "approximate",
+    "alibi-adlung": "approximate",
+    "checkpoint-charlie": "approximate",
+    "crime-hotel": "approximate",
+}
+
+#: hidden-variant steps one approximate resample takes from the true state
+WALK = 8
+
+
 def resample(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
-    """A state in ``player``'s information set with a hidden world drawn exactly uniformly
-    (see the module docstring)."""
+    """A state in ``player``'s information set with its hidden world redrawn: exactly uniformly
+    where :data:`RESAMPLING` says ``exact`` (see the module docstring), by a walk otherwise."""
     game = state.get_game()
-    if not isinstance(game.deal, CardDeal):
-        raise NotSupported(f"{game.get_type().short_name}: resampling needs an explicit deal (python_deduce_clue)")
     if state.engine is None:  # nobody has seen a card: any deal so far will do
+        if isinstance(game.deal, SeedDeal):
+            return type(state)(game, SeedDeal.draw(rng))
         new = game.new_initial_state()
         for _ in state.drawn:
             outcomes = new.chance_outcomes()
             new.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
         return new
-    obs = state.deduce_observation(player)
-    visible = [s for s in state.steps if not _hidden(s, player)]
-    hidden_types = tuple({type(s.action) for s in state.steps if _hidden(s, player)})
-    return _redeal(game, obs, player, visible, hidden_types, rng)
+    if state.is_terminal():
+        return state.clone()
+    if isinstance(game.deal, CardDeal):
+        obs = state.deduce_observation(player)
+        visible = [s for s in state.steps if not _hidden(s, player)]
+        hidden_types = tuple({type(s.action) for s in state.steps if _hidden(s, player)})
+        return _redeal(game, obs, player, visible, hidden_types, rng)
+    method = RESAMPLING.get(game.deduce.name)
+    if method == "exact" and isinstance(state.engine, MafiaCodeState):
+        return _redeal_mafia(state, player, rng)
+    if method == "approximate":
+        return _walk(state, player, rng)
+    raise NotSupported(f"{game.get_type().short_name}: no resampler for {game.deduce.name}")
+
+
+def _fresh_future(engine: Any, rng: np.random.Generator) -> None:
+    """Give the engine a new generator for its later draws (dice, reshuffles, new deals), so a
+    search from the resampled state does not plan on the true game's future chance."""
+    if isinstance(getattr(engine, "rng", None), np.random.Generator):
+        engine.rng = np.random.default_rng(int(rng.integers(2**63)))
+
+
+def _redeal_mafia(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """Mafia Code: an exactly uniform world of the player's knowledge base dealt with the same
+    dice (the seed outcome drives them; every roll is public), the moves replayed (none hides
+    a choice), redrawn while the replay gives the player other information (rejection keeps
+    the draw uniform), then new dice for the future."""
+    game = state.get_game()
+    words = event_words(game.deduce)
+    want = information_string(state.deduce_observation(player), player, words)
+    kb = game.deduce.knowledge(state.deduce_observation(player))
+    seed = int(state.history()[0])
+    n = game.deduce.num_players
+    moves = [game.actions.encode(s.action) for s in state.steps]
+    for _ in range(TRIES):
+        worlds = _sampler().sample(kb, 1, rng)
+        if not worlds:
+            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
+        hands = [np.flatnonzero(worlds[0] == p).tolist() for p in range(n)]
+        new = type(state)(game, seed)
+        new.preset = MafiaCodeState.from_deal(game.deduce, hands, seed=seed)
+        new.apply_action(seed)
+        try:
+            for move in moves:
+                new.apply_action(move)
+        except IllegalAction:
+            continue
+        if information_string(new.deduce_observation(player), player, words) == want:
+            _fresh_future(new.engine, rng)
+            return new
+    raise NotSupported(f"no replay of seat {player}'s information found in {TRIES} sampled worlds")
+
+
+def _split(events: Sequence[Event], steps: Sequence[Step]) -> list[Step] | None:
+    """The moves of a hidden variant: its events cut where the true game's moves cut them
+    (None if the variant produced a different number of events)."""
+    from deduce.apps.openspiel.game import Step
+
+    sizes = [len(s.events) for s in steps]
+    if len(events) < sum(sizes):
+        return None
+    pos = len(events) - sum(sizes)
+    out = []
+    for step, size in zip(steps, sizes, strict=True):
+        out.append(Step(step.seat, step.action, tuple(events[pos : pos + size])))
+        pos += size
+    return out
+
+
+def _walk(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """The approximate resampler: :data:`WALK` steps of the engine's ``hidden_variant`` (a
+    different deal that replays the same moves and changes nothing the player saw), each kept
+    only if the player's information state string is unchanged, then new future draws."""
+    from deduce.apps.openspiel.game import _Engine
+
+    game = state.get_game()
+    words = event_words(game.deduce)
+    want = information_string(state.deduce_observation(player), player, words)
+    actions = [s.action for s in state.steps]
+    engine, steps = state.engine, state.steps
+    for _ in range(WALK):
+        variant = engine.hidden_variant(player, actions, rng)
+        if variant is None or len(variant.events) != len(engine.events):
+            continue
+        cut = _split(variant.events, steps)
+        if cut is None or information_string(variant.observation(player), player, words) != want:
+            continue
+        engine, steps = variant, cut
+    new = state.clone()
+    engine = engine.clone() if engine is state.engine else engine
+    _fresh_future(engine, rng)
+    new._engine = _Engine(engine, list(steps))
+    return new
 
 
 def from_observation(game: DeduceGame, obs: Observation, rng: np.random.Generator) -> DeduceState:

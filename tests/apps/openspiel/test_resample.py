@@ -11,7 +11,6 @@ stats = pytest.importorskip("scipy.stats")
 
 from deduce.apps.openspiel import load_game  # noqa: E402
 from deduce.apps.openspiel.resample import resample  # noqa: E402
-from deduce.errors import NotSupported  # noqa: E402
 from deduce.games.clue.rules import Accuse, ViewExtra  # noqa: E402
 
 
@@ -55,12 +54,93 @@ def test_openspiel_resample_from_infostate_is_the_same_resampler():
     assert new.history() != state.history() or new.engine.world().tolist() == state.engine.world().tolist()
 
 
-def test_resampling_a_sampled_game_is_refused():
-    game = load_game("mafia-code")
+def sampled_midgame(name: str, moves: int, seed: int):
+    """A sampled-chance game after ``moves`` seeded random moves (stopping before the end)."""
+    game = load_game(name)
     state = game.new_initial_state()
     state.apply_action(state.chance_outcomes()[0][0])
-    with pytest.raises(NotSupported, match="explicit deal"):
-        resample(state, 0, np.random.default_rng(0))
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        legal = state.legal_actions()
+        nxt = state.clone()
+        nxt.apply_action(legal[int(rng.integers(len(legal)))])
+        if nxt.is_terminal():
+            break
+        state = nxt
+    return game, state
+
+
+#: per game: random moves into the game, and the seat other than the mover to resample for
+SAMPLED = {"mafia-code": 20, "alibi": 30, "alibi-adlung": 30, "crime-hotel": 30, "checkpoint-charlie": 6}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLED))
+def test_sampled_games_resample_within_the_information_set(name):
+    """Every resample of a sampled game gives the player the same information state string,
+    keeps the move history, redraws the hidden world at least once, and can be played on."""
+    game, state = sampled_midgame(name, SAMPLED[name], 1)
+    assert not state.is_terminal()
+    p = (state.current_player() + 1) % game.num_players()
+    want = state.information_state_string(p)
+    worlds = set()
+    for k in range(4):
+        new = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0)) if k == 0 \
+            else resample(state, p, np.random.default_rng(k))
+        assert new.information_state_string(p) == want
+        assert new.history() == state.history()
+        assert new.current_player() == state.current_player()
+        worlds.add(new.engine.world().tobytes())
+        new.apply_action(new.legal_actions()[0])  # the search goes on from it
+    assert len(worlds) > 1
+    assert state.information_state_string(p) == want  # the state resampled from is untouched
+
+
+def test_resampling_names_each_game_exact_or_approximate():
+    from deduce.apps.openspiel.resample import RESAMPLING
+    from deduce.games.registry import game_names
+
+    assert set(RESAMPLING) == set(game_names())
+    assert {k for k, v in RESAMPLING.items() if v == "exact"} == {"clue", "mafia-code"}
+
+
+def test_resampling_before_the_deal_draws_a_new_seed():
+    game = load_game("mafia-code")
+    state = game.new_initial_state()
+    new = resample(state, 0, np.random.default_rng(7))  # not the game's own seed generator's seed
+    assert new.is_chance_node() and new.chance_outcomes() != state.chance_outcomes()
+
+
+@pytest.mark.slow
+def test_mafia_code_hands_follow_the_exact_marginals():
+    """Mafia Code is resampled exactly: chi-square per unsettled card over 200 resamples against
+    the exact counter's marginals (Bonferroni over the cards)."""
+    import solvers
+
+    game, state = sampled_midgame("mafia-code", 20, 1)
+    p = (state.current_player() + 1) % game.num_players()
+    kb = game.deduce.knowledge(state.deduce_observation(p))
+    exact = solvers.get("exact").marginals(kb)
+    n = 200
+    counts = np.zeros_like(exact)
+    for k in range(n):
+        world = resample(state, p, np.random.default_rng(2000 + k)).engine.world()
+        counts[np.arange(len(world)), world] += 1
+    unsettled = [c for c in range(len(exact)) if (exact[c] > 0).sum() > 1]
+    assert unsettled
+    pvalues = []
+    for c in unsettled:
+        live = exact[c] > 0
+        assert counts[c][~live].sum() == 0
+        pvalues.append(stats.chisquare(counts[c][live], n * exact[c][live]).pvalue)
+    assert min(pvalues) > 0.001 / len(unsettled), (min(pvalues), len(unsettled))
+
+
+def test_mafia_code_resample_draws_new_future_dice():
+    """The resampled state keeps the dice the player saw but not the true game's future ones."""
+    game, state = sampled_midgame("mafia-code", 20, 1)
+    p = state.current_player()
+    new = resample(state, p, np.random.default_rng(5))
+    assert new.engine.rng.bit_generator.state != state.engine.rng.bit_generator.state
 
 
 @pytest.mark.slow
