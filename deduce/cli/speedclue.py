@@ -1,13 +1,14 @@
 """``deduce speedclue`` (a bot for the Speed Clue protocol) and ``deduce speedclue-server``
 (host games between such bots and our agents; results as a tournament's).
 
-    deduce speedclue --agent deductive --log bot.log IDENTIFIER PORT
+    deduce speedclue --agent deductive:solver=csp --log bot.log IDENTIFIER PORT
     deduce speedclue-server --players 4 --games 40 "deduce speedclue --agent deductive" \\
-        builtin:notebook "python my_bot.py"
+        builtin:notebook fast=builtin:deductive:solver=csp "python my_bot.py"
 
 The server appends ``IDENTIFIER PORT`` to every bot command; a bot ``builtin:NAME`` is one of
 our agents without a process, ``thread:NAME`` our client in a thread; ``LABEL=...`` names an
-entrant in the results.
+entrant in the results. An agent is written as everywhere on the command line,
+``NAME[:KEY=VALUE,...]`` (deduce.cli.options), its values typed by the agent.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from deduce.errors import DeduceError
+from deduce.errors import DeduceError, InvalidConfig
 
-__all__ = ["register"]
+__all__ = ["register", "agent_of"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,9 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("identifier", metavar="IDENTIFIER", help="the identifier the server gave this bot")
     p.add_argument("port", metavar="PORT", type=int, help="the server's port on 127.0.0.1")
-    p.add_argument("--agent", default="deductive", help="a Clue agent (see `deduce agents clue`; default deductive)")
-    p.add_argument("--agent-param", action="append", default=[], metavar="KEY=VALUE",
-                   help="agent parameter (repeatable), e.g. solver=csp")
+    p.add_argument("--agent", default="deductive", metavar="NAME[:KEY=VALUE,...]",
+                   help="a Clue agent and its parameters, e.g. deductive:solver=csp "
+                        "(see `deduce agents clue`; default deductive)")
+    p.add_argument("--agent-param", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE...]",
+                   help="more parameters of --agent, in the same grammar (repeatable)")
     p.add_argument("--log", metavar="FILE", help="append every message, both ways, to FILE")
     p.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS",
                    help="the server's reply limit (default 10, the contest's)")
@@ -70,22 +74,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=run_server)
 
 
+def agent_of(spec: str, extra: list[str]) -> tuple[str, dict[str, Any]]:
+    """``--agent NAME[:KEY=VALUE,...]`` and ``--agent-param KEY=VALUE,...`` as the agent's name
+    and its parameters typed by its constructor; a parameter given twice is an error."""
+    from deduce.cli.options import parse_agent_option, type_agent_params
+
+    option = parse_agent_option(spec)
+    if option.label != option.name:
+        raise InvalidConfig("--agent", spec, "a bot has no label here; the server names it")
+    params = dict(option.params)
+    for item in extra:
+        for key, value in parse_agent_option(f"{option.name}:{item}").params:
+            if key in params:
+                raise InvalidConfig(f"--agent-param {key}", value, "given twice")
+            params[key] = value
+    return option.name, type_agent_params(option.name, "clue", params)
+
+
 def run_client(args: argparse.Namespace) -> int:
     from deduce.apps.speedclue.client import SpeedClueBot
     from deduce.apps.speedclue.client import run_client as connect
     from deduce.apps.speedclue.protocol import MessageLog
-    from deduce.apps.tournament.schedule import parse_value
 
-    params = {}
-    for item in args.agent_param:
-        key, sep, text = item.partition("=")
-        if not sep or not key:
-            raise DeduceError(f"--agent-param {item!r}: expected KEY=VALUE")
-        params[key.strip()] = parse_value(text)
+    name, params = agent_of(args.agent, args.agent_param)
     if not 0 < args.port < 65536:
         raise DeduceError(f"port {args.port} is not a TCP port")
     fallback = None if args.fallback_agent == "none" else args.fallback_agent
-    bot = SpeedClueBot(args.agent, params, time_limit=args.time_limit, budget=args.budget, seed=args.seed,
+    bot = SpeedClueBot(name, params, time_limit=args.time_limit, budget=args.budget, seed=args.seed,
                        fallback_agent=fallback)
     log = MessageLog(args.log) if args.log else None
     try:

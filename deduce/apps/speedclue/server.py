@@ -4,6 +4,8 @@ Bots are started as ``<command> IDENTIFIER PORT`` on 127.0.0.1 and connect back;
 agents (``builtin:NAME``) sit at the table without a process, answering through the same
 :class:`~deduce.apps.speedclue.client.SpeedClueBot` text path; ``thread:NAME`` runs our client in a
 thread over a real socket (no process start-up: handy for tests and for timing the protocol).
+``NAME`` is the command line's agent grammar, ``NAME[:KEY=VALUE,...]`` (:mod:`deduce.cli.options`),
+its values typed by the agent's constructor.
 Seats follow the tournament harness's :class:`~deduce.apps.tournament.schedule.Schedule` (rotation,
 duplicate deals) and the truth is our engine's :class:`ClueState`, configured with the
 protocol's rules. The referee enforces the contest's rules; a violation forfeits the game in
@@ -82,11 +84,16 @@ class BotSpec:
     kind: str  # "process" | "builtin" | "thread"
     command: tuple[str, ...] = ()
     agent: str = ""
+    #: a built-in or thread agent's parameters, typed
+    params: tuple[tuple[str, Any], ...] = ()
 
     @property
     def name(self) -> str:
-        """What the results call it (``agent_name``)."""
-        return shlex.join(self.command) if self.kind == "process" else f"{self.kind}:{self.agent}"
+        """What the results call it (``agent_name``): the command, or ``KIND:NAME[:K=V,...]``."""
+        if self.kind == "process":
+            return shlex.join(self.command)
+        given = ",".join(f"{k}={v}" for k, v in self.params)
+        return f"{self.kind}:{self.agent}" + (f":{given}" if given else "")
 
     @property
     def local(self) -> bool:
@@ -109,7 +116,9 @@ def _default_label(tokens: Sequence[str]) -> str:
 
 
 def parse_bot(token: str) -> BotSpec:
-    """``builtin:NAME``, ``thread:NAME`` or a command line, each optionally ``LABEL=...``."""
+    """``builtin:NAME[:KEY=VALUE,...]``, ``thread:NAME[:KEY=VALUE,...]`` or a command line,
+    each optionally ``LABEL=...``; an agent's parameters are typed by its constructor (a bad one
+    is one line naming the agent and the parameter)."""
     label, sep, rest = token.partition("=")
     if not (sep and rest and _LABEL.match(label)):
         label, rest = "", token
@@ -119,7 +128,13 @@ def parse_bot(token: str) -> BotSpec:
             agent = rest[len(kind) + 1:]
             if not agent:
                 raise DeduceError(f"bot {token!r}: name the agent, e.g. {kind}:deductive")
-            return BotSpec(label or agent, kind, agent=agent)
+            from deduce.cli.options import parse_agent_option, type_agent_params
+
+            option = parse_agent_option(agent)
+            if option.label != option.name:
+                raise DeduceError(f"bot {token!r}: a label goes in front, LABEL={kind}:{option.name}")
+            typed = type_agent_params(option.name, "clue", dict(option.params), label or option.name)
+            return BotSpec(label or option.name, kind, agent=option.name, params=tuple(sorted(typed.items())))
     try:
         command = tuple(shlex.split(rest))
     except ValueError as exc:
@@ -490,7 +505,7 @@ class SpeedClueServer:
             raise DeduceError("a Speed Clue session needs at least one bot")
         for bot in self.bots:
             if bot.kind != "process":
-                SpeedClueBot(bot.agent)  # an unknown agent fails here, before anything starts
+                SpeedClueBot(bot.agent, dict(bot.params))  # an unknown agent fails here, before anything starts
         self.players, self.games, self.seed = players, games, int(seed)
         self.time_limit = time_limit
         self.out = Path(out) if out is not None else None
@@ -502,7 +517,7 @@ class SpeedClueServer:
         self.schedule = Schedule(tuple(b.label for b in self.bots), players, self.seed, Arrangement.ROTATE, True)
         self.setup = Setup.create(
             "clue", {**PROTOCOL_CONFIG, "num_players": players},
-            tuple(AgentSpec(b.name, (), b.label) for b in self.bots), time_limit,
+            tuple(AgentSpec(b.name, b.params, b.label) for b in self.bots), time_limit,
         )
         self.disqualified: dict[str, str] = {}
         self.timings: list[_Exchange] = []
@@ -513,7 +528,7 @@ class SpeedClueServer:
             "game": "clue",
             "config": dict(PROTOCOL_CONFIG),
             "players": self.players,
-            "agents": [{"label": b.label, "name": b.name, "params": {}} for b in self.bots],
+            "agents": [{"label": b.label, "name": b.name, "params": dict(b.params)} for b in self.bots],
             "seed": self.seed,
             "arrangement": "rotate",
             "duplicate": True,
@@ -618,7 +633,8 @@ class SpeedClueServer:
             "game_seconds": round(game_seconds, 3),
             "games_per_second": round(played / game_seconds, 3) if game_seconds > 0 else None,
             "disqualified": dict(self.disqualified),
-            "bots": [{"label": b.label, "kind": b.kind, "command": list(b.command), "agent": b.agent}
+            "bots": [{"label": b.label, "kind": b.kind, "command": list(b.command), "agent": b.agent,
+                      "params": dict(b.params)}
                      for b in self.bots],
         }
         if recorded is not None:
@@ -670,7 +686,7 @@ class SpeedClueServer:
                 inst = _Instance(bot, ident)
                 group.append(inst)
                 if bot.kind == "thread":
-                    player = SpeedClueBot(bot.agent, time_limit=self.time_limit)
+                    player = SpeedClueBot(bot.agent, dict(bot.params), time_limit=self.time_limit)
                     inst.thread = threading.Thread(
                         target=_client_thread, args=(ident, port, player), name=f"speedclue-{ident}", daemon=True)
                     inst.thread.start()
@@ -735,7 +751,7 @@ class SpeedClueServer:
         for p, label in enumerate(spec.seats):
             bot = next(b for b in self.bots if b.label == label)
             if bot.local:
-                seats.append(_Local(bot, f"{label}@{p}", SpeedClueBot(bot.agent, time_limit=self.time_limit), log))
+                seats.append(_Local(bot, f"{label}@{p}", SpeedClueBot(bot.agent, dict(bot.params), time_limit=self.time_limit), log))
             else:
                 k = used.get(label, 0)
                 used[label] = k + 1

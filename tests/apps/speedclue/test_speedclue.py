@@ -40,6 +40,7 @@ from deduce.apps.speedclue.protocol import (
 )
 from deduce.apps.tournament import TournamentResults
 from deduce.cli import main
+from deduce.errors import InvalidConfig
 from deduce.games.clue.rules import (
     Accusation,
     Accuse,
@@ -390,3 +391,35 @@ def test_a_good_bot_without_terminators_plays_every_game(tmp_path):
                               time_limit=2.0, out=tmp_path / "res").run()
     assert session.disqualified == {} and session.games_played == 3
     assert not session.results.games["forfeit"].any()
+
+
+# -- the agent grammar: NAME[:KEY=VALUE,...], as on every subcommand ---------------------------
+def test_builtin_and_thread_bots_take_typed_parameters():
+    bot = parse_bot("builtin:infogain:gamble=false")
+    assert (bot.agent, bot.params, bot.label) == ("infogain", (("gamble", False),), "infogain")
+    assert bot.name == "builtin:infogain:gamble=False"
+    fast = parse_bot("fast=thread:deductive:solver=csp")
+    assert (fast.kind, fast.label, fast.params) == ("thread", "fast", (("solver", "csp"),))
+    with pytest.raises(InvalidConfig, match="parameter nope"):
+        parse_bot("builtin:deductive:nope=1")
+    with pytest.raises(InvalidConfig, match="parameter gamble"):
+        parse_bot("builtin:infogain:gamble=maybe")
+
+
+def test_a_builtin_bot_plays_with_its_parameters():
+    server = SpeedClueServer(["builtin:infogain:gamble=false", "builtin:notebook", "builtin:random"], 3, 1, seed=2)
+    entry = next(a for a in server.identity()["agents"] if a["label"] == "infogain")
+    assert entry["params"] == {"gamble": False}
+    assert server.run().games_played == 1
+
+
+def test_the_client_reads_the_agent_grammar(capsys):
+    from deduce.cli.speedclue import agent_of
+
+    assert agent_of("infogain:gamble=false", []) == ("infogain", {"gamble": False})
+    assert agent_of("deductive", ["solver=csp"]) == ("deductive", {"solver": "csp"})
+    with pytest.raises(InvalidConfig, match="given twice"):
+        agent_of("deductive:solver=csp", ["solver=exact"])
+    assert main(["speedclue", "--agent", "deductive:nope=1", "bot", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nope" in err[0] and "deductive" in err[0]
