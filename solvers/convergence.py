@@ -28,7 +28,7 @@ def split_rhat(x: np.ndarray) -> np.ndarray:
     A cell constant and equal in every half has R-hat 1; constant within each half but not
     across them (chains stuck in different places) has R-hat infinity.
     """
-    m, n = x.shape[0], x.shape[1] // 2
+    n = x.shape[1] // 2
     if n < 2:
         raise ValueError(f"split_rhat: {x.shape[1]} draws per chain; at least 4 are needed")
     halves = np.concatenate([x[:, :n], x[:, x.shape[1] - n :]], axis=0)

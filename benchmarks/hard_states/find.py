@@ -79,7 +79,7 @@ def _views(name: str, fields: dict[str, Any], plays: int, views: int, seed: int)
     for g in range(plays):
         decisions: list[tuple[int, Any]] = []
 
-        def note(state: Any, seat: int, obs: Any) -> None:
+        def note(state: Any, seat: int, obs: Any, decisions: list[tuple[int, Any]] = decisions) -> None:
             decisions.append((len(decisions), state.clone()))
 
         gseed = int(rng.integers(1 << 31))
