@@ -18,6 +18,7 @@ rule. :class:`RandomPlayer` plays random legal actions from one seeded generator
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import threading
 import time
@@ -176,11 +177,17 @@ def hard_limit(move_time_limit: float) -> float:
     return 2.0 * move_time_limit + 1.0
 
 
+#: an agent that swallows the interrupt is interrupted again this often until it gives up
+_REINTERRUPT_SECONDS = 1.0
+
+
 @contextlib.contextmanager
 def _interrupt_after(seconds: float | None) -> Iterator[None]:
-    """Interrupt a move that hangs (SIGALRM), so one stuck agent cannot stall a tournament.
+    """Interrupt a call that hangs (SIGALRM), so one stuck agent cannot stall a tournament.
 
-    Only possible on the main thread of a POSIX process; elsewhere the move is simply timed.
+    Only possible on the main thread of a POSIX process; elsewhere the call is simply timed.
+    The alarm repeats, so an agent that catches the interrupt and carries on is interrupted
+    again; code stuck inside a C extension that never returns to Python cannot be interrupted.
     """
     usable = (
         seconds is not None
@@ -196,7 +203,7 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
 
     previous = signal.signal(signal.SIGALRM, _raise)
     start = time.monotonic()
-    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds, _REINTERRUPT_SECONDS)
     try:
         yield
     finally:
@@ -204,6 +211,79 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
         if old_delay > 0:  # give back a timer the caller had armed, minus the time spent here
             signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - start), 1e-3), old_interval)
+
+
+class _SigintWatch:
+    """Tells a Ctrl-C from a ``KeyboardInterrupt`` an agent raises itself.
+
+    While a game's step runs on the main thread, SIGINT goes through :meth:`_handler`, which
+    counts it and then raises ``KeyboardInterrupt`` as Python's default handler does. An agent
+    call that ends in ``KeyboardInterrupt`` with no new count was the agent's own doing and
+    forfeits; with a new count it is the user's and stops the run (which resumes). Where the
+    watch cannot be installed (another thread, a custom handler), SIGINT is either impossible
+    there (another thread, an ignored signal: the agent raised it) or not ours to judge (a
+    custom handler: treated as the user's).
+    """
+
+    count = 0
+
+    @staticmethod
+    def _handler(signum: int, frame: object) -> None:
+        _SigintWatch.count += 1
+        raise KeyboardInterrupt
+
+    @staticmethod
+    @contextlib.contextmanager
+    def watching() -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not signal.default_int_handler:
+            yield
+            return
+        signal.signal(signal.SIGINT, _SigintWatch._handler)
+        try:
+            yield
+        finally:
+            if signal.getsignal(signal.SIGINT) is _SigintWatch._handler:
+                signal.signal(signal.SIGINT, previous)
+
+    @staticmethod
+    def from_user(before: int) -> bool:
+        """Whether a ``KeyboardInterrupt`` caught now came from a real SIGINT since ``before``."""
+        if _SigintWatch.count != before:
+            return True
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        handler = signal.getsignal(signal.SIGINT)
+        return handler not in (_SigintWatch._handler, signal.SIG_IGN)
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` of an agent's exception, even when its ``str`` itself raises."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = "<unprintable>"
+    name = type(exc).__name__
+    if isinstance(exc, SystemExit):
+        return f"SystemExit: the agent called sys.exit({text})" if text else "SystemExit: the agent called sys.exit()"
+    if isinstance(exc, KeyboardInterrupt):
+        return "KeyboardInterrupt raised by the agent (not a Ctrl-C)"
+    return f"{name}: {text}" if text else name
+
+
+def _safe_repr(value: object, limit: int = 120) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} with a broken repr>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Failed(Exception):
+    """An agent's call failed; :attr:`GameRun.failure` says how (internal control flow)."""
 
 
 class GameRun:
@@ -214,6 +294,12 @@ class GameRun:
     or where the caller breaks out (iterating again carries on from there). :meth:`forfeit`
     forfeits a seat from outside; :meth:`record` is the game's :class:`GameRecord` so far.
     The agents are reset here, when the run is made.
+
+    Every call into an agent (``reset``, ``act``, ``observe``) is guarded: whatever it raises
+    (an exception, ``sys.exit``, its own ``KeyboardInterrupt``) or returns (an action that is
+    not a legal action, whose ``==`` raises, a numpy array) forfeits its seat with the reason,
+    and with a time limit a call that hangs is interrupted at :func:`hard_limit`. A real Ctrl-C
+    is not an agent's failure: it propagates (see :class:`_SigintWatch`).
     """
 
     def __init__(
@@ -239,6 +325,8 @@ class GameRun:
             raise InvalidConfig("errors", errors, "errors must be 'forfeit' or 'raise'")
         if agent_seeds is not None and len(agent_seeds) != n:
             raise InvalidConfig("agent_seeds", len(agent_seeds), f"one seed per seat: {n}, got {len(agent_seeds)}")
+        if move_time_limit is not None and not (move_time_limit > 0 and math.isfinite(move_time_limit)):
+            raise InvalidConfig("move_time_limit", move_time_limit, "a move time limit is a positive number of seconds")
         own_deal_seed, *seat_seeds = seeds_for(seed, n + 1)
         if agent_seeds is not None:
             seat_seeds = list(agent_seeds)
@@ -250,24 +338,20 @@ class GameRun:
         self._interrupt_at = None if move_time_limit is None else hard_limit(move_time_limit)
         #: the game's live state (the one passed in, if any, played on in place)
         self.state: State = state if state is not None else game.new_initial_state(deal_seed)
-        self.names = tuple(getattr(a, "name", type(a).__name__) for a in agents)
+        self.names = tuple(_agent_name(a) for a in agents)
         self.spent = [0.0] * n
         self.counts = [0] * n
         #: actions applied so far
         self.moves = 0
         #: why the game stopped early, if a seat forfeited
         self.failure: Failure | None = None
-        for i, agent in enumerate(agents):
-            try:
-                agent.reset(game, i, seat_seeds[i])
-            except Forfeit as exc:
-                self._forfeited(exc, i)
-                break
-            except Exception as exc:  # a broken agent forfeits before the first move
-                if errors == "raise":
-                    raise
-                self.failure = Failure(i, self.names[i], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
-                break
+        self._observers = [i for i, a in enumerate(self.agents) if _wants_observe(a)]
+        with _SigintWatch.watching():
+            for i, agent in enumerate(agents):
+                try:
+                    self._call(i, "reset", agent.reset, game, i, seat_seeds[i])
+                except _Failed:
+                    break
 
     def forfeit(self, seat: int, kind: str, message: str, traceback: str = "") -> None:
         """Forfeit ``seat`` (the first failure stands); the game goes no further."""
@@ -277,67 +361,116 @@ class GameRun:
     def _forfeited(self, exc: Forfeit, seat: int) -> None:
         self.forfeit(seat if exc.seat is None else exc.seat, exc.kind, exc.message, exc.traceback)
 
+    def _call(self, seat: int, what: str, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)`` for ``seat``'s agent; any failure is its forfeit (raises :class:`_Failed`)."""
+        before = _SigintWatch.count
+        start = time.perf_counter()
+        try:
+            if self._interrupt_at is None:
+                return call(*args)
+            with _interrupt_after(self._interrupt_at):
+                return call(*args)
+        except _MoveInterrupted:
+            elapsed = time.perf_counter() - start
+            if what == "act":
+                self.spent[seat] += elapsed
+                self.counts[seat] += 1
+            self.forfeit(seat, "timeout", f"{'move' if what == 'act' else what} interrupted after {elapsed:.3f}s > {self.move_time_limit}s",
+                         traceback.format_exc())
+        except Forfeit as exc:
+            self._forfeited(exc, seat)
+        except KeyboardInterrupt:
+            if _SigintWatch.from_user(before):
+                raise
+            self.forfeit(seat, "exception", f"in {what}: {_describe(KeyboardInterrupt())}", traceback.format_exc())
+        except Exception as exc:  # an agent's bug must not end the tournament
+            if self.errors == "raise":
+                raise
+            self.forfeit(seat, "exception", _where(what, _describe(exc)), traceback.format_exc())
+        except BaseException as exc:  # sys.exit and the like: still only this agent's failure
+            self.forfeit(seat, "exception", _where(what, _describe(exc)), traceback.format_exc())
+        raise _Failed
+
     def __iter__(self) -> Iterator[Step]:
-        state, agents, names = self.state, self.agents, self.names
-        move_time_limit = self.move_time_limit
+        state = self.state
         while self.failure is None and not state.is_terminal() and self.moves < self.max_moves:
             if self.until is not None and self.until(state):
                 return
-            seat = state.current_player
-            # a seat that answers from elsewhere may decline the observation (it is costly)
-            wanted = self.before_act is not None or getattr(agents[seat], "needs_observation", True)
-            obs = state.observation(seat) if wanted else None
-            if self.before_act is not None:
-                try:
-                    self.before_act(state, seat, obs)
-                except Forfeit as exc:
-                    self._forfeited(exc, seat)
-                    return
-            start = time.perf_counter()
-            try:
-                with _interrupt_after(self._interrupt_at):
-                    action = agents[seat].act(obs)
-            except _MoveInterrupted:
-                elapsed = time.perf_counter() - start
-                self.spent[seat] += elapsed
-                self.counts[seat] += 1
-                self.failure = Failure(
-                    seat, names[seat], "timeout",
-                    f"move interrupted after {elapsed:.3f}s > {move_time_limit}s", traceback.format_exc(),
-                )
+            with _SigintWatch.watching():
+                step = self._step()
+            if step is None:
                 return
+            yield step
+
+    def _step(self) -> Step | None:
+        """Play one decision; ``None`` when the game stopped (a forfeit)."""
+        state, agents = self.state, self.agents
+        move_time_limit = self.move_time_limit
+        seat = state.current_player
+        # a seat that answers from elsewhere may decline the observation (it is costly)
+        wanted = self.before_act is not None or getattr(agents[seat], "needs_observation", True)
+        obs = state.observation(seat) if wanted else None
+        if self.before_act is not None:
+            try:
+                self.before_act(state, seat, obs)
             except Forfeit as exc:
                 self._forfeited(exc, seat)
-                return
-            except Exception as exc:  # an agent's bug must not end the tournament
-                if self.errors == "raise":
-                    raise
-                self.failure = Failure(seat, names[seat], "exception", f"{type(exc).__name__}: {exc}", traceback.format_exc())
-                return
-            elapsed = time.perf_counter() - start
-            self.spent[seat] += elapsed
-            self.counts[seat] += 1
-            if move_time_limit is not None and elapsed > move_time_limit:
-                self.failure = Failure(seat, names[seat], "timeout", f"move took {elapsed:.3f}s > {move_time_limit}s")
-                return
-            try:
-                events = state.apply(action)
-            except IllegalAction as exc:
-                if self.errors == "raise":
-                    raise
-                self.failure = Failure(seat, names[seat], "illegal", str(exc))
-                return
-            self.moves += 1
-            for other, agent in enumerate(agents):
-                if other != seat and _wants_observe(agent):
-                    agent.observe(state.observation(other))
-            step = Step(state, seat, obs, action, tuple(events or ()), elapsed, self.moves)
-            if self.on_action is not None:
+                return None
+        start = time.perf_counter()
+        try:
+            action = self._call(seat, "act", agents[seat].act, obs)
+        except _Failed:
+            return None
+        elapsed = time.perf_counter() - start
+        self.spent[seat] += elapsed
+        self.counts[seat] += 1
+        if move_time_limit is not None and elapsed > move_time_limit:
+            self.forfeit(seat, "timeout", f"move took {elapsed:.3f}s > {move_time_limit}s")
+            return None
+        events = self._apply(seat, action)
+        if events is None:
+            return None
+        self.moves += 1
+        for other in self._observers:
+            if other != seat:
                 try:
-                    self.on_action(step)
-                except Forfeit as exc:
-                    self._forfeited(exc, seat)
-            yield step
+                    self._call(other, "observe", agents[other].observe, state.observation(other))
+                except _Failed:
+                    return None
+        step = Step(state, seat, obs, action, tuple(events or ()), elapsed, self.moves)
+        if self.on_action is not None:
+            try:
+                self.on_action(step)
+            except Forfeit as exc:
+                self._forfeited(exc, seat)
+        return step
+
+    def _apply(self, seat: int, action: Action) -> list[Event] | None:
+        """Apply ``seat``'s action; ``None`` when it forfeited for it. An action the game cannot
+        even compare (its ``==`` raises, a numpy array) is the agent's failure; an error raised
+        for a genuinely legal action is the game's bug and propagates."""
+        state = self.state
+        before = _SigintWatch.count
+        try:
+            return state.apply(action)
+        except IllegalAction as exc:
+            if self.errors == "raise":
+                raise
+            self.forfeit(seat, "illegal", str(exc))
+            return None
+        except KeyboardInterrupt:
+            if _SigintWatch.from_user(before):
+                raise
+            exc_text = _describe(KeyboardInterrupt())
+        except BaseException as exc:
+            if self.errors == "raise" and isinstance(exc, Exception):
+                raise
+            if _is_legal(state, action):
+                raise
+            exc_text = _describe(exc)
+        self.forfeit(seat, "illegal", f"{_safe_repr(action)} ({type(action).__name__}) is not a legal action: "
+                                      f"comparing it failed with {exc_text}", traceback.format_exc())
+        return None
 
     def record(self) -> GameRecord:
         """The game's record: scores, winners (once it is over) and any failure."""
@@ -407,6 +540,24 @@ def play_game(
     for _ in run:
         pass
     return run.record()
+
+
+def _agent_name(agent: object) -> str:
+    """An agent's name for the records, its class name when ``name`` is missing or not text."""
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) and name else type(agent).__name__
+
+
+def _where(what: str, text: str) -> str:
+    return text if what == "act" else f"in {what}: {text}"
+
+
+def _is_legal(state: State, action: object) -> bool:
+    """Whether ``action`` is one of the legal actions by type and value (never raising)."""
+    try:
+        return any(type(a) is type(action) and bool(a == action) for a in state.legal_actions())
+    except Exception:
+        return False
 
 
 def _wants_observe(agent: object) -> bool:

@@ -21,9 +21,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from deduce.apps.tournament import TournamentResults
     from deduce.apps.tournament.report import render
+    from deduce.errors import InvalidConfig
 
+    if Path(args.dir).exists() and not Path(args.dir).is_dir():
+        raise InvalidConfig("DIR", args.dir, "is a file; deduce report reads a results directory")
     results = TournamentResults.load(args.dir)
     results.played = results.num_games
     data = results.report()

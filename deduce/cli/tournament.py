@@ -43,8 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="where games run (default auto: processes when worthwhile)")
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
     p.add_argument("--address", help="Ray cluster address (--backend ray); default: start a local one")
-    p.add_argument("--move-time-limit", type=float, metavar="SECONDS",
-                   help="a slower move forfeits the game")
+    p.add_argument("--move-time-limit", metavar="SECONDS",
+                   help="a slower move forfeits the game, and one still running at twice the limit plus 1 s "
+                        "is interrupted (default 60: a generous safety net so one hung agent forfeits "
+                        "instead of stalling the run, not a rule of play)")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="game configuration field, typed by the field (repeatable); lists as a,b,c")
     p.add_argument("--agent-param", action="append", default=[], metavar="LABEL:KEY=VALUE",
@@ -97,10 +99,19 @@ def resume_command(args: argparse.Namespace, out: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from deduce.apps.tournament import Tournament
-    from deduce.apps.tournament.runner import Interrupted
+    from deduce.apps.tournament.runner import (
+        DEFAULT_MOVE_TIME_LIMIT,
+        Interrupted,
+        check_move_time_limit,
+    )
     from deduce.apps.tournament.schedule import labelled, parse_agent
     from deduce.cli.options import parse_config
+    from deduce.errors import InvalidConfig
 
+    limit = (DEFAULT_MOVE_TIME_LIMIT if args.move_time_limit is None
+             else check_move_time_limit(args.move_time_limit, "--move-time-limit"))
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise InvalidConfig("--out", args.out, "is a file; --out names a results directory")
     if args.games < 1:
         raise DeduceError(f"--games must be at least 1, not {args.games}")
     if args.workers is not None and args.workers < 1:
@@ -121,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         config=parse_config(args.game, args.config),
         arrangement=args.schedule,
         duplicate=not args.no_duplicate,
-        move_time_limit=args.move_time_limit,
+        move_time_limit=limit,
         backend=args.backend,
         workers=args.workers,
         address=args.address,
@@ -138,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
         held = ", ".join(f"{a} holds {n} seats" for a, n in several.items())
         print(f"deduce tournament: note: {tournament.players} seats, {len(specs)} agents: {held} of every game",
               file=sys.stderr)
+    default = " (the default safety net; --move-time-limit to change)" if args.move_time_limit is None else ""
+    print(f"deduce tournament: {args.games} games of {args.game}, move time limit {limit:g} s{default}",
+          file=sys.stderr)
     try:
         results = tournament.run()
     except Interrupted as exc:

@@ -34,11 +34,17 @@ class TournamentResults:
     def load(cls, path: str | os.PathLike[str]) -> TournamentResults:
         """Read a results directory written by a (possibly interrupted) tournament."""
         require_pandas()
+        if not Path(path).exists():
+            raise DeduceError(f"{path}: no tournament results here (no such directory)")
         store = ResultStore(path)
+        had_config = store.config_path.exists()
         config = store.read_config()
-        if config is None:
+        if config is None and not had_config:
             raise DeduceError(f"{path}: no tournament results here (no {store.config_path.name})")
-        return cls(store.load(), config, Path(path))
+        games = store.load()  # a damaged tournament.json was quarantined: the rows still report
+        if config is None and games.empty:
+            raise DeduceError(f"{path}: no readable tournament results here")
+        return cls(games, config or {}, Path(path))
 
     @property
     def num_games(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import platform
 import re
@@ -31,11 +32,33 @@ from deduce.apps.tournament.store import (
     run_id,
 )
 from deduce.apps.tournament.worker import Setup, build_agent, check_agent
-from deduce.errors import DeduceError
+from deduce.errors import DeduceError, InvalidConfig
 from deduce.games import game_class, make
 from deduce.play import GameRecord, play_game
 
-__all__ = ["Tournament", "AgentLike", "AllForfeited", "Interrupted", "IDENTITY_KEYS"]
+__all__ = [
+    "Tournament", "AgentLike", "AllForfeited", "Interrupted", "IDENTITY_KEYS", "DEFAULT_MOVE_TIME_LIMIT",
+    "check_move_time_limit",
+]
+
+#: The move time limit when none is given: a safety net, not a rule of play. It is generous so
+#: that no sane move on a loaded machine comes near it (results do not depend on load), and it
+#: exists so that one hung agent forfeits its game instead of stalling the run forever: a move
+#: slower than this forfeits, and a move still running at ``hard_limit`` (2 x + 1 s) is
+#: interrupted. Pass ``move_time_limit=None`` for no limit at all.
+DEFAULT_MOVE_TIME_LIMIT = 60.0
+
+
+def check_move_time_limit(seconds: Any, where: str = "move_time_limit") -> float:
+    """``seconds`` as a move time limit: a positive, finite number (NaN, infinity, zero and
+    negative numbers are refused: a limit that can never trip protects nothing)."""
+    try:
+        value = float(seconds)
+    except (TypeError, ValueError):
+        raise InvalidConfig(where, seconds, "expected a number of seconds") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise InvalidConfig(where, seconds, "a move time limit is a positive, finite number of seconds")
+    return value
 
 AgentLike = AgentSpec | str | tuple[str, Mapping[str, Any]] | Mapping[str, Any]
 
@@ -68,6 +91,12 @@ class Tournament:
     at run time need the serial backend, and a script starting them needs the
     ``if __name__ == "__main__":`` guard. Every backend gives the same table for a seed.
 
+    ``move_time_limit`` (seconds, default :data:`DEFAULT_MOVE_TIME_LIMIT`): a slower move
+    forfeits its game, and one still running at twice the limit plus a second is interrupted
+    (on the serial backend and in each worker process, by ``SIGALRM`` on the main thread); an
+    agent's crash, ``sys.exit``, own ``KeyboardInterrupt`` or unusable action forfeits too, and
+    only a real Ctrl-C stops the run (which then resumes).
+
     Agent parameters may be text (``"infogain:gamble=false"``, from a command line): they are
     typed by the agent's constructor, and an unknown one is refused here. ``fmt`` is the rows'
     file format, ``"parquet"`` (default with pyarrow) or ``"csv"``. Before the first game,
@@ -85,7 +114,7 @@ class Tournament:
         config: Mapping[str, Any] | None = None,
         arrangement: Arrangement | str = Arrangement.ROTATE,
         duplicate: bool = True,
-        move_time_limit: float | None = None,
+        move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT,
         backend: BackendName | str = BackendName.SERIAL,
         workers: int | None = None,
         address: str | None = None,
@@ -96,8 +125,8 @@ class Tournament:
         require_pandas()
         if games < 0:
             raise DeduceError(f"games must be at least 0, not {games}")
-        if move_time_limit is not None and move_time_limit <= 0:
-            raise DeduceError(f"move time limit must be positive, not {move_time_limit}")
+        if move_time_limit is not None:
+            move_time_limit = check_move_time_limit(move_time_limit)
         self.game = game
         cls = game_class(game)
         self.specs = tuple(_typed(s, game) for s in labelled([AgentSpec.coerce(a) for a in agents]))
@@ -263,6 +292,13 @@ class Tournament:
                     "choose another --out directory"
                 )
         done = store.done_ids()
+        if existing is None and done:  # no readable configuration: the rows say whose they are
+            theirs = set(store.load()["run_id"]) - {"", self.run_id()}
+            if theirs:
+                raise DeduceError(
+                    f"{store.path} holds rows of another tournament (run {', '.join(sorted(theirs))}); "
+                    "choose another --out directory"
+                )
         store.write_config(self._config(self.backend, "running", games_recorded=len(done)))
         return done
 

@@ -7,10 +7,15 @@ Layout of ``DIR``::
                              ``fmt="csv"`` or without pyarrow), written when a run completes
     parts/part-*.parquet     rows of games finished since, each file written atomically
     summary.csv, summary.json  the leaderboard, and every figure of the report, when a run completes
+    quarantine/              whatever could not be read (a truncated part, a foreign file, a
+                             ``tournament.json`` that is not a JSON object), moved aside
 
 A part file is written to a temporary name and renamed, so a kill (even ``kill -9``) leaves
 only whole files; games not yet flushed are simply played again on the next run, and reading
-drops duplicate (game, seat) rows, so resuming never loses or doubles a game.
+drops duplicate (game, seat) rows, so resuming never loses or doubles a game. A file that cannot
+be read all the same (damaged by hand, a full disk, another program) is moved into
+``quarantine/`` with one line saying so, never deleted: its games count as not played, so the
+next run plays them again and the directory resumes.
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ import fcntl
 import hashlib
 import json
 import os
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deduce.apps.tournament.worker import COLUMNS
-from deduce.errors import DeduceError
+from deduce.errors import DeduceError, InvalidConfig
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["ResultStore", "rows_to_frame", "CONFIG_FILE", "IDENTITY_KEYS", "empty_frame", "require_pandas", "run_id"]
 
 CONFIG_FILE = "tournament.json"
+#: where unreadable files of a results directory are moved
+QUARANTINE = "quarantine"
 #: Settings that define which games are played; a results directory holds one such identity.
 IDENTITY_KEYS = ("game", "config", "players", "agents", "seed", "arrangement", "duplicate", "move_time_limit")
 _INT = ("game_id", "round", "deal", "seat", "players", "rank", "moves", "turns", "decisions", "seed", "deal_seed")
@@ -100,8 +108,18 @@ def _has_pyarrow() -> bool:
 class ResultStore:
     """Reads and appends to one results directory; see the module docstring for the layout."""
 
-    def __init__(self, path: str | os.PathLike[str], fmt: str | None = None, flush_seconds: float = 0.5) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        fmt: str | None = None,
+        flush_seconds: float = 0.5,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise InvalidConfig("results directory", str(self.path), "is a file, not a directory")
+        #: where the one-line notes about quarantined files go (default: standard error)
+        self.notify = notify or _note
         self.fmt = fmt or ("parquet" if _has_pyarrow() else "csv")
         if self.fmt not in ("parquet", "csv"):
             raise DeduceError(f"results format must be parquet or csv, not {self.fmt!r}")
@@ -116,12 +134,33 @@ class ResultStore:
         return self.path / CONFIG_FILE
 
     def read_config(self) -> dict[str, Any] | None:
+        """The configuration, or ``None`` when there is none or it could not be read (then it
+        is quarantined, and the directory's rows say which tournament it holds)."""
+        path = self.config_path
         try:
-            return json.loads(self.config_path.read_text())
+            config = json.loads(path.read_bytes())
         except FileNotFoundError:
             return None
-        except ValueError as exc:
-            raise DeduceError(f"{self.config_path}: not valid JSON ({exc})") from None
+        except (ValueError, OSError) as exc:  # not JSON, not UTF-8, a directory of that name...
+            self.quarantine(path, f"not readable JSON ({type(exc).__name__})")
+            return None
+        if not isinstance(config, dict):
+            self.quarantine(path, f"holds a JSON {type(config).__name__}, not an object")
+            return None
+        return config
+
+    def quarantine(self, path: Path, reason: str) -> Path:
+        """Move ``path`` into ``quarantine/`` (never delete it) and say so in one line."""
+        folder = self.path / QUARANTINE
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / path.name
+        serial = 1
+        while target.exists() or target.is_symlink():
+            serial += 1
+            target = folder / f"{path.name}.{serial}"
+        os.replace(path, target)
+        self.notify(f"{path}: {reason}; moved to {target} (its games will be played again)")
+        return target
 
     def write_config(self, config: dict[str, Any]) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -146,23 +185,44 @@ class ResultStore:
     def _files(self) -> list[Path]:
         main = [p for p in (self.path / "games.parquet", self.path / "games.csv") if p.exists()]
         parts = sorted((self.path / "parts").glob("part-*.*")) if (self.path / "parts").is_dir() else []
-        return main + [p for p in parts if p.suffix in (".parquet", ".csv")]
+        files = []
+        for p in main + [p for p in parts if p.suffix in (".parquet", ".csv")]:
+            if p.is_dir():  # a directory where a file of rows belongs
+                self.quarantine(p, "is a directory, not a file of rows")
+            else:
+                files.append(p)
+        return files
 
     def load(self) -> pd.DataFrame:
-        """Every recorded row, typed, deduplicated and sorted by (game, seat)."""
+        """Every recorded row, typed, deduplicated and sorted by (game, seat). A file that cannot
+        be read as rows of this table is quarantined (see the module docstring)."""
         import pandas as pd
 
-        frames = [_read(p) for p in self._files()]
-        frames = [f for f in frames if len(f)]
+        frames = []
+        fill: dict[str, Any] | None = None
+        for path in self._files():
+            try:
+                frame = _read(path)
+                missing = [c for c in ("run_id", "game") if c not in frame.columns]
+                if missing:  # written before rows carried them: they come from the configuration
+                    if fill is None:
+                        config = self.read_config() or {}
+                        fill = {"run_id": run_id(config) if config else "", "game": config.get("game", "")}
+                    frame = frame.assign(**{c: fill[c] for c in missing})
+                foreign = [c for c in COLUMNS if c not in frame.columns]
+                if foreign:
+                    raise ValueError(f"lacks the columns {', '.join(foreign[:3])}{'...' if len(foreign) > 3 else ''}")
+                frame = _normalise(frame)
+            except DeduceError:
+                raise
+            except Exception as exc:  # truncated, empty, foreign: not rows of this table
+                self.quarantine(path, f"not readable as results ({_reason(exc)})")
+                continue
+            if len(frame):
+                frames.append(frame)
         if not frames:
             return empty_frame()
-        frame = pd.concat(frames, ignore_index=True)
-        missing = [c for c in ("run_id", "game") if c not in frame.columns]
-        if missing:  # written before rows carried them: they come from the configuration
-            config = self.read_config() or {}
-            fill = {"run_id": run_id(config) if config else "", "game": config.get("game", "")}
-            frame = frame.assign(**{c: fill[c] for c in missing})
-        return _normalise(frame)
+        return _normalise(pd.concat(frames, ignore_index=True))
 
     def done_ids(self) -> set[int]:
         """Ids of games already recorded (every seat present)."""
@@ -213,6 +273,17 @@ class ResultStore:
         _atomic_write(csv_path, table.to_csv(index=False).encode())
         _atomic_write(json_path, (json.dumps(payload, indent=2, allow_nan=False) + "\n").encode())
         return [csv_path, json_path]
+
+
+def _note(message: str) -> None:
+    print(f"deduce: note: {message}", file=sys.stderr)
+
+
+def _reason(exc: BaseException) -> str:
+    """A short reason for a quarantined file: its error's type and first line, cut short."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = text if len(text) <= 100 else text[:97] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
