@@ -42,7 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", default="auto", choices=["auto", "serial", "processes", "ray"],
                    help="where games run (default auto: processes when worthwhile)")
     p.add_argument("--workers", type=int, help="worker processes (default: all cores)")
-    p.add_argument("--address", help="Ray cluster address (--backend ray); default: start a local one")
+    p.add_argument("--address", help="Ray cluster address (--backend ray; default RAY_ADDRESS, else start a local one)")
+    p.add_argument("--connect-timeout", type=float, metavar="SECONDS",
+                   help="give up on a Ray cluster that does not answer within this (default 30)")
     p.add_argument("--move-time-limit", metavar="SECONDS",
                    help="a slower move forfeits the game, and one still running at twice the limit plus 1 s "
                         "is interrupted (default 60: a generous safety net so one hung agent forfeits "
@@ -140,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
         fmt=args.fmt,
     )
     tournament.out = tournament.default_out() if args.out is None else Path(args.out)
+    if args.connect_timeout is not None:
+        if not args.connect_timeout > 0:
+            raise DeduceError(f"--connect-timeout must be a positive number of seconds, not {args.connect_timeout}")
+        tournament.connect_timeout = args.connect_timeout
     size = tournament.schedule.round_size
     if args.games % size:
         print(f"deduce tournament: note: {args.games} games is not a multiple of the round size {size}, "

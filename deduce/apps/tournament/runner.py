@@ -155,6 +155,8 @@ class Tournament:
         self.workers = workers or default_workers()
         self.backend = resolve_backend(backend)
         self.address = address
+        #: seconds the ray backend waits for a cluster (None: backends.CONNECT_TIMEOUT)
+        self.connect_timeout: float | None = None
         self.out = Path(out) if out is not None else None
         self.progress = progress
         self.setup = Setup.create(game, {**config, "num_players": players}, self.specs, move_time_limit,
@@ -238,7 +240,8 @@ class Tournament:
             watch = _ForfeitWatch(self.schedule, [s.label for s in self.specs], len(specs))
             status = "complete"
             try:
-                for game_rows in self._progress(run_games(backend, self.setup, todo, self.workers, self.address),
+                for game_rows in self._progress(run_games(backend, self.setup, todo, self.workers, self.address,
+                                                          self.connect_timeout),
                                                 total=len(specs), initial=len(specs) - len(todo)):
                     played += 1
                     if store is not None:

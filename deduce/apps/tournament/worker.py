@@ -9,18 +9,24 @@ the ``agents`` registry.
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import agents as agent_registry
 from deduce.apps.tournament.schedule import AgentSpec, GameSpec
 from deduce.errors import DeduceError, NotSupported, UnknownName
 from deduce.games import Game, make
-from deduce.play import GameRecord, GameRun, RandomPlayer, play_game
+from deduce.play import Failure, GameRecord, GameRun, RandomPlayer, play_game
 
-__all__ = ["Setup", "play_scheduled", "record_rows", "build_agent", "check_agent", "COLUMNS", "TIMING_COLUMNS"]
+__all__ = [
+    "Setup", "play_scheduled", "play_chunk", "crash_rows", "record_rows", "build_agent", "check_agent",
+    "fingerprint", "COLUMNS", "TIMING_COLUMNS",
+]
 
 #: The results table, one row per (game, seat), in this column order.
 COLUMNS: tuple[str, ...] = (
@@ -134,6 +140,114 @@ def play_scheduled(setup: Setup, spec: GameSpec) -> list[dict[str, Any]]:
     record = play_game(game, agents, spec.seed, move_time_limit=setup.move_time_limit, deal_seed=spec.deal_seed)
     wall = time.perf_counter() - start
     return record_rows(setup, spec, record, wall)
+
+
+#: a worker's agents, built once per (tournament, label, copy) and reset by every game
+_AGENTS: dict[tuple[str, str, int], Any] = {}
+
+
+def _seated(setup: Setup, spec: GameSpec) -> list[Any]:
+    """The agents of ``spec``'s seats, built on first use in this worker and reused after: each
+    game resets them (:class:`~deduce.play.GameRun`), so reuse saves the build (a solver, an
+    OR-Tools model) without changing a result. A label seated twice gets two instances."""
+    if len(_AGENTS) > 64:  # a long-lived worker serving many tournaments
+        _AGENTS.clear()
+    out = []
+    for seat, label in enumerate(spec.seats):
+        key = (setup.run_id or repr(setup), label, spec.seats[:seat].count(label))
+        agent = _AGENTS.get(key)
+        if agent is None:
+            agent = _AGENTS[key] = build_agent(setup.agent(label), setup.game, in_worker=True)
+        out.append(agent)
+    return out
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What one worker task sends back: each game's rows, and where and with what code it ran."""
+
+    rows: list[list[dict[str, Any]]]
+    node: str
+    fingerprint: str
+
+
+def play_chunk(setup: Setup, specs: Sequence[GameSpec], trace: str | None = None, node: str = "") -> ChunkResult:
+    """Play several games in one task (one round trip, agents built once per worker).
+
+    With ``trace`` (a directory), the worker notes in ``trace/<pid>`` the game and seat about to
+    move before every decision, so if an agent takes the process down (``os._exit``) the parent
+    can charge that game to that seat instead of losing the run."""
+    game = _game(setup.game, setup.config)
+    out = []
+    fd = None
+    if trace is not None:
+        fd = os.open(Path(trace) / str(os.getpid()), os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for spec in specs:
+            before_act = None
+            if fd is not None:
+                before_act = _tracer(fd, spec.game_id)
+                _note(fd, f"{spec.game_id} -1 0")
+            agents = _seated(setup, spec)
+            start = time.perf_counter()
+            record = play_game(game, agents, spec.seed, move_time_limit=setup.move_time_limit,
+                               deal_seed=spec.deal_seed, before_act=before_act)
+            out.append(record_rows(setup, spec, record, time.perf_counter() - start))
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return ChunkResult(out, node, fingerprint())
+
+
+def _note(fd: int, text: str) -> None:
+    os.pwrite(fd, text.encode().ljust(40), 0)
+
+
+def _tracer(fd: int, game_id: int) -> Any:
+    moves = [0]
+
+    def before_act(state: Any, seat: int, obs: Any) -> None:
+        _note(fd, f"{game_id} {seat} {moves[0]}")
+        moves[0] += 1
+
+    return before_act
+
+
+def read_trace(path: str | os.PathLike[str]) -> tuple[int, int, int] | None:
+    """``(game_id, seat, decisions)`` a worker last noted (seat -1: before the first decision)."""
+    try:
+        game_id, seat, moves = Path(path).read_text().split()
+        return int(game_id), int(seat), int(moves)
+    except (OSError, ValueError):
+        return None
+
+
+def crash_rows(setup: Setup, spec: GameSpec, seat: int, message: str) -> list[dict[str, Any]]:
+    """The rows of a game whose worker process died while ``seat`` was moving (an agent calling
+    ``os._exit``, a segfault in an extension): that seat forfeits, as for any other failure
+    (seat -1, the process died outside any move, charges seat 0's agent)."""
+    seat = max(seat, 0)
+    failure = Failure(seat, setup.agent(spec.seats[seat]).name, "crash", message)
+    n = len(spec.seats)
+    returns = [0.0] * n
+    returns[seat] = -1.0
+    record = GameRecord(seed=spec.seed, agents=tuple(spec.seats), returns=tuple(returns), winners=(), moves=0,
+                        turns=0, decision_seconds=(0.0,) * n, decisions=(0,) * n, failure=failure)
+    return record_rows(setup, spec, record, 0.0)
+
+
+@functools.cache
+def fingerprint() -> str:
+    """This deduce: its version and a hash of its source files. Every node of a Ray cluster
+    must give the same, or a game could be played by other rules than the driver's."""
+    from deduce import __version__
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
 def record_rows(setup: Setup, spec: GameSpec, record: GameRecord, wall: float) -> list[dict[str, Any]]:
