@@ -5,25 +5,30 @@ in ``deduce.apps.assist.<game>`` (Clue's in :mod:`deduce.apps.assist.clue`), dri
 Reads typed lines from a text stream (the terminal, with readline completion of commands,
 player and card names; or any stream, so tests and scripts can feed lines) and writes the
 session's answers to another. The game is saved after every change as a game log,
-atomically (a temporary file renamed over the old one), and ``--log FILE`` resumes it.
+atomically (a temporary file renamed over the old one), and ``--log FILE`` resumes it. One
+session at a time writes a log: it holds a lock on ``.FILE.lock`` beside it (the lock file is
+left in place; the lock ends with the process). A line the input ends in the middle of (no
+newline: the Enter was never pressed) is not read.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from deduce.apps.assist.adapters import infogain_recommender, table_adapter
 from deduce.apps.assist.session import GameAdapter, GameAssistant
-from deduce.apps.assist.text import match_name
+from deduce.apps.assist.text import match_name, short
 from deduce.cards import normalise_name
-from deduce.errors import DeduceError, LogError
+from deduce.errors import DeduceError, InvalidConfig, LogError
 
 __all__ = ["register", "run", "interact", "save_atomically", "infogain_recommender", "read_line", "on_terminal"]
 
@@ -38,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hand", help="your cards, comma-separated (skips the question)")
     p.add_argument("--hand-sizes", help="Clue's hand sizes in seat order, comma-separated (with --players, default: the even deal)")
     p.add_argument("--solver", default="auto", help="solver backend (default auto)")
+    p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game setting of a new game, typed by the game's config field (repeatable; "
+                   "e.g. --config refute_all=yes); on resume it must agree with the log")
     p.add_argument("--top", type=int, default=5, help="envelope candidates to list (default 5)")
     p.add_argument("--web", action="store_true", help="the notebook in a browser instead of the terminal (needs the 'web' extra)")
     from deduce.cli.serve import add_server_options
@@ -93,14 +101,74 @@ def _default_log_path(game: str = "clue") -> Path:
     return Path(f"{game}-{stamp}.json")
 
 
+class LogInUse(DeduceError, OSError):
+    """Another session holds the lock of the log this one would write."""
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+@contextlib.contextmanager
+def log_lock(path: Path) -> Iterator[None]:
+    """Hold the lock of the log ``path`` while the block runs: a second session on the same log
+    is refused by name (two writers would each save over the other's events). ``flock`` on a
+    lock file beside the log, which holds the holder's process id; the lock ends with the
+    process, so a killed session never leaves the log locked. Without ``fcntl`` (Windows) there
+    is no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no advisory locks on this platform
+        yield
+        return
+    lock = _lock_path(path)
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise LogInUse(f"{path}: cannot create its lock file {lock}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise LogInUse(
+                f"{path}: another session (process {holder}) is writing this log; finish that one first, "
+                "or choose another --log"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def config_answers(args: argparse.Namespace, game: str) -> dict[str, Any]:
+    """``--config`` as the header keys of a log of ``game`` (see :func:`deduce.cli.solve.config_header`)."""
+    from deduce.cli.solve import config_header
+
+    return config_header(game, list(getattr(args, "config", None) or []))
+
+
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     adapter = table_adapter(args.game, top=args.top)
     game = adapter.game
+    config = config_answers(args, game)
     backends = adapter.backends if args.solver == "auto" else None
     import solvers  # lazy: 'deduce --help' starts without loading the backends
 
     solver = solvers.get(args.solver, **({"order": backends} if backends else {}))
     path = Path(args.log) if args.log else _default_log_path(game)
+    with log_lock(path):
+        return _run_locked(args, adapter, solver, path, config, stdin, stdout)
+
+
+def _run_locked(
+    args: argparse.Namespace, adapter: GameAdapter, solver: Any, path: Path, config: dict[str, Any],
+    stdin: TextIO | None, stdout: TextIO | None,
+) -> int:
+    from deduce.logs import _decode as decode_log  # the bounded reader 'deduce solve' uses
+
+    game = adapter.game
     out = stdout or sys.stdout
     source = stdin or sys.stdin
 
@@ -109,26 +177,41 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
 
     if path.exists():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise LogError(f"{path}: cannot resume this log ({exc}); it was left untouched") from None
-        if not isinstance(data, dict):
-            raise LogError(f"{path}: a log must be a JSON object; it was left untouched")
+            data = dict(decode_log(path))
+        except LogError as exc:
+            raise LogError(f"{exc}; cannot resume this log, it was left untouched") from None
         if data.get("game", game) != game:
-            raise LogError(f"{path}: this is a {data.get('game')!r} log, not {game!r}; it was left untouched")
+            raise LogError(f"{path}: this is a {short(str(data.get('game')))!r} log, not {game!r}; it was left untouched")
         try:
             assistant = GameAssistant(adapter, solver, log=data, save=save)
         except LogError as exc:
             raise LogError(f"{path}: {exc} (the file was left untouched)") from None
+        _check_resumed_config(assistant, path, config)
         print(f"resuming {path}", file=out)
     else:
-        assistant = GameAssistant(adapter, solver, save=save, setup=_setup_answers(args, adapter))
+        assistant = GameAssistant(adapter, solver, save=save, setup=_setup_answers(args, adapter), config=config)
         print(f"saving the game to {path}", file=out)
     if getattr(args, "web", False):
         from deduce.apps.web.server import serve_table  # lazy: the 'web' extra is optional
 
         return serve_table(assistant, path, host=args.host, port=args.port, browser=not args.no_browser, out=out)
-    return interact(assistant, source, out)
+    return interact(assistant, source, out, path)
+
+
+def _check_resumed_config(assistant: GameAssistant, path: Path, config: dict[str, Any]) -> None:
+    """A ``--config`` given on resume must say what the log says: a game's settings do not
+    change once events are logged under them."""
+    assert assistant.header is not None and assistant.game is not None
+    if not config:
+        return
+    wanted, _ = assistant.adapter.parse({**assistant.header, **config, "events": []})
+    for key, value in config.items():
+        logged = getattr(assistant.game.config, key)
+        if getattr(wanted.config, key) != logged:
+            raise InvalidConfig(
+                f"--config {key}", value,
+                f"{path} plays {key}={logged!r}; a game's settings cannot change once it is logged",
+            )
 
 
 def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, Any]:
@@ -157,9 +240,11 @@ def _setup_answers(args: argparse.Namespace, adapter: GameAdapter) -> dict[str, 
     return answers
 
 
-def interact(assistant: GameAssistant, stdin: TextIO, stdout: TextIO) -> int:
+def interact(assistant: GameAssistant, stdin: TextIO, stdout: TextIO, path: Path | None = None) -> int:
     """The read-answer loop, one :func:`read_line` at a time, until the session is done or the
-    input ends."""
+    input ends. A last line without its newline (the input ended mid-line, Enter never pressed)
+    is not acted on: it is said so, and the log is left as it was. ``path``: where the log is
+    saved, for the closing words."""
     tty = on_terminal(stdin, stdout)
     if tty:
         _enable_completion(assistant)
@@ -171,13 +256,34 @@ def interact(assistant: GameAssistant, stdin: TextIO, stdout: TextIO) -> int:
         if line is None:
             stdout.write("\n")
             break
+        if not tty and not line.endswith("\n"):
+            print(f"the input ended in the middle of a line; it was not read: {short(line.strip())!r}", file=stdout)
+            break
         answer = assistant.handle(line.rstrip("\r\n"))
         if answer:
             print(answer, file=stdout)
         stdout.flush()
     if assistant.header is not None:
-        print("the game is saved; resume it with --log", file=stdout)
+        print(closing_words(assistant, path), file=stdout)
     return 0
+
+
+def closing_words(assistant: GameAssistant, path: Path | None) -> str:
+    """The last line of a session: that the game is saved, and where; or, when the last save
+    failed, that it is not, where its events were written instead (a file in the temporary
+    directory, or this output when no file can be written)."""
+    where = f" in {path}" if path is not None else ""
+    if not assistant.save_error:
+        return f"the game is saved; resume it with --log {path}" if path else "the game is saved; resume it with --log"
+    data = assistant.log()
+    name = path.name if path is not None else f"{assistant.adapter.game}.json"
+    rescue = Path(tempfile.gettempdir()) / f"deduce-unsaved-{os.getpid()}-{name}"
+    try:
+        save_atomically(rescue, data)
+        kept = f"its {len(assistant.events)} events were written to {rescue} instead (resume with --log {rescue})"
+    except Exception:
+        kept = f"its {len(assistant.events)} events follow as a log:\n{json.dumps(data, ensure_ascii=False)}"
+    return f"the game was NOT saved{where} ({assistant.save_error}); {kept}"
 
 
 def on_terminal(stdin: TextIO, stdout: TextIO) -> bool:

@@ -1,20 +1,108 @@
-"""``deduce solve LOG.json``: the detective's notebook for one player's view of a game."""
+"""``deduce solve LOG.json``: the detective's notebook for one player's view of a game.
+
+``--config KEY=VALUE`` sets a game setting the log's header records (Clue's ``refute_all``,
+Mafia Code's ``expert``...), typed by the game's config field with the grammar every
+subcommand shares (:mod:`deduce.cli.options`); it overrides what the file says.
+"""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import enum
+import functools
 import json
 import re
 import sys
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from deduce.apps.assist.text import cell_text
-from deduce.errors import NotSupported
+from deduce.errors import DeduceError, InvalidConfig, NotSupported, TooLarge
 from deduce.games.registry import game_info
 from deduce.logs import load_log, read_log
 
-__all__ = ["register", "notebook_json", "render_notebook", "explain_card", "log_formats"]
+__all__ = [
+    "register", "notebook_json", "render_notebook", "explain_card", "log_formats", "config_header",
+    "logged_settings", "with_config",
+]
+
+
+# -- --config ----------------------------------------------------------------------------------
+def _jsonable(value: Any) -> Any:
+    """A typed config value as the JSON a log header holds (tuples as lists, enums by value)."""
+    if isinstance(value, enum.Enum):
+        return _jsonable(value.value)
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+@functools.cache
+def logged_settings(game: str) -> tuple[str, ...]:
+    """The config fields a log of ``game`` records in its header, under the field's own name:
+    found by reading a fresh game's exported header with each field added, so the list follows
+    the log readers rather than a second copy of their keys."""
+    from deduce.games.registry import make
+    from deduce.logs import export_log
+
+    fresh = make(game)
+    header = {**export_log(fresh, fresh.new_initial_state(0).observation(0)), "events": []}
+    codec = game_info(game).log
+    assert codec is not None
+    found = []
+    for f in dataclasses.fields(fresh.config):
+        value = getattr(fresh.config, f.name)
+        try:
+            parsed, _ = codec.parse({**header, f.name: _jsonable(value)})
+        except (DeduceError, ValueError, TypeError):
+            continue
+        if getattr(parsed.config, f.name) == value:
+            found.append(f.name)
+    return tuple(found)
+
+
+def _typed_config(game: str, items: Sequence[str]) -> dict[str, Any]:
+    """``--config`` typed by ``game``'s config fields, each one a setting its log records."""
+    from deduce.cli.options import parse_config
+
+    typed = parse_config(game, items)
+    recorded = logged_settings(game) if typed else ()
+    for key, value in typed.items():
+        if key not in recorded:
+            raise InvalidConfig(
+                f"--config {key}", value,
+                f"a {game} log does not record this setting; the settings it records: {', '.join(recorded) or 'none'}",
+            )
+    return typed
+
+
+def config_header(game: str, items: Sequence[str]) -> dict[str, Any]:
+    """``--config KEY=VALUE`` items as log header keys of ``game`` (JSON values): an unknown
+    field, a value its field does not take, or a setting the log does not record is one line
+    naming it."""
+    return {k: _jsonable(v) for k, v in _typed_config(game, items).items()}
+
+
+def with_config(data: Mapping[str, Any], items: Sequence[str]) -> dict[str, Any]:
+    """The log ``data`` with ``--config`` items set in its header, checked by reading it: the
+    game it describes has each setting (or the log's error, naming the log, is raised)."""
+    game = data.get("game")
+    if not items:
+        return dict(data)
+    if not isinstance(game, str):
+        read_log(data)  # the header's own error
+    typed = _typed_config(str(game), items)
+    out = {**{k: v for k, v in data.items() if k != "events"}, **{k: _jsonable(v) for k, v in typed.items()}}
+    out["events"] = data.get("events", [])
+    parsed, _ = read_log(out)
+    for key, value in typed.items():
+        if getattr(parsed.config, key) != value:  # pragma: no cover - logged_settings checked the reading
+            raise InvalidConfig(f"--config {key}", value, f"the log reads it as {getattr(parsed.config, key)!r}")
+    return out
 
 
 def log_formats() -> str:
@@ -61,10 +149,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fractions", action="store_true", help="print exact fractions instead of decimals")
     p.add_argument("--top", type=int, default=10, help="how many envelope candidates to list (default 10)")
     p.add_argument("--why", metavar="CARD", help="explain why CARD must or cannot be where it is (a prefix will do)")
+    p.add_argument("--budget", type=int, default=None, metavar="STEPS",
+                   help="work budget for all the counting of this command, in counted steps, never seconds (default 20,000,000, about 10 s; 0: none); "
+                        "a log that needs more is refused as too large")
+    p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game setting the log's header records, typed by the game's config field "
+                   "(repeatable; e.g. --config refute_all=yes); it overrides the file")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from solvers.budget import DEFAULT_BUDGET, metered, refusal
+
+    budget = DEFAULT_BUDGET if args.budget is None else args.budget
+    if budget < 0:
+        raise InvalidConfig("--budget", budget, "a work budget is a number of steps, 0 or more")
+    if not budget:
+        return _run(args)
+    try:
+        with metered(budget):
+            return _run(args)
+    except TooLarge as exc:
+        raise refusal(budget, exc) from None
+
+
+def _run(args: argparse.Namespace) -> int:
     source: Any = args.log
     if source == "-":
         source = sys.stdin.read()
@@ -72,6 +181,10 @@ def run(args: argparse.Namespace) -> int:
             from deduce.errors import LogError
 
             raise LogError("standard input: a log must be a JSON object")
+    if getattr(args, "config", None):
+        from deduce.logs import _decode as decode_log  # the bounded reader read_log uses
+
+        source = with_config(decode_log(source), args.config)
     import solvers  # lazy: the other commands start without loading the backends
 
     solver = solvers.get(args.solver)

@@ -26,14 +26,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from deduce.apps.assist.text import _take, match_name, read_names, render_grid
+from deduce.apps.assist.text import (
+    _take,
+    match_name,
+    quiet_long_values,
+    read_names,
+    render_grid,
+    short,
+)
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError, NotSupported, UnknownName
 from deduce.explain import Phrase
 from deduce.explain import why as explain_why
 from deduce.games.base import Game, Observation
 from deduce.knowledge import KnowledgeBase
-from deduce.logs import view_knowledge
+from deduce.logs import MAX_EVENTS, view_knowledge
 
 __all__ = ["ADAPTERS", "GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
 
@@ -128,7 +135,12 @@ class GameAdapter(abc.ABC):
         spectator words and the adapter's own ``words`` (an adapter may refuse more)."""
         keys = [normalise_name(n) for n in names]
         if len(set(keys)) != len(keys) or not all(keys):
-            raise DeduceError(f"player names must be distinct: {' '.join(names)!r}")
+            seen: dict[str, str] = {}
+            for name, key in zip(names, keys, strict=True):
+                if key in seen or not key:
+                    other = f" and {short(seen[key])!r} read the same" if key in seen else " reads as nothing"
+                    raise DeduceError(f"player names must be distinct: {short(name)!r}{other}")
+                seen[key] = name
         taken = {normalise_name(w) for w in (*self.places, *_ME_WORDS, *_SPECTATOR_WORDS, *self.words)} - {""}
         clash = [n for n, k in zip(names, keys, strict=True) if k in taken]
         if clash:
@@ -210,8 +222,11 @@ class GameAssistant:
         log: Mapping[str, Any] | None = None,
         save: Callable[[dict[str, Any]], None] | None = None,
         setup: Mapping[str, Any] | None = None,
+        config: Mapping[str, Any] | None = None,
     ) -> None:
         self.adapter = adapter
+        #: header keys a new log starts with besides the setup's (``--config``), as JSON values
+        self.config: dict[str, Any] = dict(config or {})
         self.solver = solver
         self.save_fn = save
         self.done = False
@@ -228,15 +243,21 @@ class GameAssistant:
         self._step: str | None = None
         self._intro = ""
         self._save_warning = ""
+        self._save_error = ""
         if log is not None:
             data = dict(log)
             events = data.pop("events", [])
             if not isinstance(events, list):
                 raise LogError("log header: 'events' must be a list")
+            if len(events) > MAX_EVENTS:  # the limit 'deduce solve' applies
+                raise LogError(f"log header: {len(events)} events, more than the limit of {MAX_EVENTS}")
             self.header = data
             self.events = [dict(e) if isinstance(e, dict) else e for e in events]
-            self._rebuild()  # raises LogError on unreadable logs
-            self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
+            try:
+                self._rebuild()  # raises LogError on unreadable logs
+                self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
+            except RecursionError:  # a log nested deeper than any reader walks
+                raise LogError("log: nested too deeply to read") from None
         else:
             self._step = self._next_step()
             if self._step is None:  # everything was given up front
@@ -297,17 +318,24 @@ class GameAssistant:
         out.append(self.status())
         return "\n".join(out)
 
+    @property
+    def save_error(self) -> str:
+        """Why the last save failed (``""``: the saved log holds every event), so the caller
+        never says 'saved' when it is not."""
+        return self._save_error
+
     def handle(self, line: str) -> str:
-        """Act on one typed line; never raises for bad input (the message says what was wrong)."""
+        """Act on one typed line; never raises for bad input (the message says what was wrong,
+        echoing at most a short piece of an over-long value)."""
         try:
             answer = self._setup(line.strip()) if self._step is not None else self._command(line.strip())
             if self._save_warning:
                 answer = f"{answer}\n{self._save_warning}" if answer else self._save_warning
             return answer
         except DeduceError as exc:
-            return f"error: {exc}"
+            return quiet_long_values(f"error: {exc}", line)
         except Exception as exc:  # a bug must not cost the game so far; the log is untouched
-            return f"internal error ({type(exc).__name__}: {exc}); the log is unchanged"
+            return quiet_long_values(f"internal error ({type(exc).__name__}: {exc}); the log is unchanged", line)
 
     # -- helpers for adapters ---------------------------------------------------------------
     def player(self, tokens: Sequence[str], i: int = 0) -> tuple[str, int]:
@@ -375,6 +403,8 @@ class GameAssistant:
         answers = self._answers
         try:
             log = self.adapter.new_log(list(answers["players"]), answers["me"], answers)
+            if self.config:  # the settings go in the header, before the events
+                log = {**{k: v for k, v in log.items() if k != "events"}, **self.config, "events": log.get("events", [])}
             self.adapter.parse(log)
         except DeduceError as exc:  # a log error, or a pre-filled answer that does not read
             self._step = "players"
@@ -412,6 +442,8 @@ class GameAssistant:
         if not line:
             return ""
         tokens = [t for t in re.split(r"[,\s]+", line) if t]
+        if not tokens:
+            raise DeduceError("a line of only commas says nothing; type 'help' for the list")
         word, rest = tokens[0].lower(), tokens[1:]
         if word in ("quit", "exit", "q"):
             self.done = True
@@ -430,11 +462,13 @@ class GameAssistant:
             return self.why(rest)
         new = self.adapter.read(self, word, rest)
         if new is None:
-            raise DeduceError(f"unknown command {tokens[0]!r}; type 'help' for the list")
+            raise DeduceError(f"unknown command {short(tokens[0])!r}; type 'help' for the list")
         return self._add(new, len(self.events))
 
     # -- changes ----------------------------------------------------------------------------
     def _add(self, new: list[dict[str, Any]], at: int) -> str:
+        if len(self.events) + len(new) > MAX_EVENTS:
+            raise DeduceError(f"not added: the log would pass the limit of {MAX_EVENTS} events")
         trial = self.events[:at] + new + self.events[at:]
         self._check_readable(trial)
         kb = self._kb_for(trial)
@@ -482,7 +516,7 @@ class GameAssistant:
             try:
                 index = int(args[0])
             except ValueError:
-                raise DeduceError(f"undo takes an event number, not {args[0]!r}") from None
+                raise DeduceError(f"undo takes an event number, not {short(args[0])!r}") from None
             if not 0 <= index < len(self.events):
                 raise DeduceError(f"there is no event {index}; events are numbered 0 to {len(self.events) - 1}")
         else:
@@ -535,9 +569,10 @@ class GameAssistant:
             return
         try:
             self.save_fn(self.log())
-            self._save_warning = ""
+            self._save_warning = self._save_error = ""
         except Exception as exc:
-            self._save_warning = f"warning: could not save the game ({type(exc).__name__}: {exc}); it is kept in memory"
+            self._save_error = f"{type(exc).__name__}: {exc}"
+            self._save_warning = f"warning: could not save the game ({self._save_error}); it is kept in memory"
 
     # -- knowledge --------------------------------------------------------------------------
     def _kb_for(self, events: list[dict[str, Any]]) -> KnowledgeBase:

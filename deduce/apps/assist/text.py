@@ -35,7 +35,34 @@ __all__ = [
     "unknown",
     "read_names",
     "render_grid",
+    "short",
+    "quiet_long_values",
 ]
+
+#: how much of a typed value an error message echoes: a 40 KB line is not read back in full.
+ECHO_LIMIT = 80
+
+
+# -- echoing input ------------------------------------------------------------------------------
+def short(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, with an ellipsis and the full length when cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def quiet_long_values(message: str, line: str, limit: int = ECHO_LIMIT) -> str:
+    """``message`` (an error about the typed ``line``) with every over-long piece of the line it
+    echoes cut by :func:`short`, whoever worded the message (the session or a game's adapter)."""
+    if len(message) <= limit:
+        return message
+    pieces = sorted({p for p in re.split(r"[,\s]+", line) if len(p) > limit}, key=len, reverse=True)
+    for piece in (line.strip(), *pieces):
+        if len(piece) > limit:
+            message = message.replace(piece, short(piece, limit))
+    # a piece the message quoted with escapes is not found above: no line stays longer than this
+    most = 12 * limit
+    return "\n".join(m if len(m) <= most else f"{m[:most]}... (cut)" for m in message.split("\n"))
 
 
 # -- names ------------------------------------------------------------------------------------
@@ -67,8 +94,8 @@ def suggest(text: str, names: Sequence[str], count: int = 3) -> list[str]:
     import difflib
 
     key = normalise_name(text)
-    if not key:
-        return []
+    if not key or len(key) > 4 * max((len(n) for n in names), default=0):
+        return []  # far longer than any name: no near miss, and no quadratic comparison
 
     def score(name: str) -> float:
         parts = [normalise_name(name), *(normalise_name(w) for w in _words(name))]
@@ -88,7 +115,7 @@ def unknown(text: str, names: Sequence[str], what: str) -> UnknownName:
         hint = f"; known {what}s: {', '.join(names)}"
     else:
         hint = ""
-    return UnknownName(f"unknown {what} {text!r}{hint}")
+    return UnknownName(f"unknown {what} {short(text)!r}{hint}")
 
 
 def match_name(text: str | Sequence[str], names: Sequence[str], what: str = "name", exact: bool = False) -> str:
@@ -112,7 +139,7 @@ def match_name(text: str | Sequence[str], names: Sequence[str], what: str = "nam
         return found[0]
     if not found:
         raise unknown(shown, names, what)
-    raise DeduceError(f"{what} {shown!r} is ambiguous: it could be {', '.join(found)}")
+    raise DeduceError(f"{what} {short(shown)!r} is ambiguous: it could be {', '.join(found)}")
 
 
 def _take(tokens: Sequence[str], i: int, names: Sequence[str], what: str) -> tuple[str, int]:
