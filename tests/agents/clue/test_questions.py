@@ -249,3 +249,46 @@ def test_unknown_measure_is_refused():
     kb, env, responders, pref = asker_view(game, 2, 2)
     with pytest.raises(ValueError, match="measure"):
         score_questions(kb, env, list(game.triples())[:3], responders, pref, measure="renyi")
+
+
+def classic_view(players: int, seed: int, steps: int):
+    """The random asker's view of a seeded classic-deck game after ``steps`` suggestions."""
+    game = ClueGame(num_players=players)
+    state, asker = played(game, seed, steps)
+    obs = state.observation(asker)
+    kb = game.knowledge(obs)
+    responders = [(asker + k) % players for k in range(1, players)]
+    return game, kb, kb.loc("envelope"), responders, preferred_of(obs, asker)
+
+
+@pytest.mark.parametrize(
+    "players,seed,steps,leak,measure",
+    [
+        (3, 11, 12, 0.0, "shannon"),
+        (4, 12, 10, 0.5, "shannon"),
+        pytest.param(5, 23, 8, 0.0, "hartley", marks=pytest.mark.slow),
+        pytest.param(6, 24, 10, 0.3, "accuracy", marks=pytest.mark.slow),
+    ],
+)
+def test_shared_passes_give_the_per_class_scores(players, seed, steps, leak, measure, monkeypatch):
+    """The block-sharing scorer equals the one-pass-per-class reference on random classic
+    states (3-6 players, refuters' preferences, leak weights, every measure), with fewer passes."""
+    import agents.clue.questions as questions
+
+    game, kb, env, responders, pref = classic_view(players, seed, steps)
+    options = list(game.triples())
+    passes = {"now": 0}
+    real_plan = questions.Plan
+
+    def counting(*args, **kwargs):
+        passes["now"] += 1
+        return real_plan(*args, **kwargs)
+
+    monkeypatch.setattr(questions, "Plan", counting)
+    want = questions.score_questions_per_class(kb, env, options, responders, pref, leak_weight=leak, measure=measure)
+    reference_passes, passes["now"] = passes["now"], 0
+    got = questions.score_questions(kb, env, options, responders, pref, leak_weight=leak, measure=measure)
+    assert got.keys() == want.keys()
+    assert max(abs(got[q] - want[q]) for q in options) < 1e-9
+    assert len(set(got.values())) > 3  # the state discriminates between questions
+    assert passes["now"] < reference_passes  # the blocks did share passes
