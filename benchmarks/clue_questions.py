@@ -1,0 +1,100 @@
+"""Clue question scoring: all 324 suggestions by exact expected information, old and new.
+
+``python -m benchmarks.clue_questions`` scores every suggestion in every own view of the
+solver corpus (:func:`benchmarks.solvers.generate_corpus`, 3-6 players, 0-60 suggestions)
+with :func:`agents.clue.questions.score_questions` (DP passes shared by blocks of card
+classes) and with :func:`agents.clue.questions.score_questions_per_class` (one pass per
+class of questions, the former code), in the same run and alternating per state, and prints
+per player count the median and maximum milliseconds of each, the ratio old/new of the
+medians and of the maxima, and the largest score difference (exactness check).
+``--every N`` keeps every N-th state (a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agents.clue.questions import score_questions, score_questions_per_class
+from benchmarks.solvers import generate_corpus
+from deduce.games.clue.rules import ClueGame
+from deduce.knowledge import KnowledgeBase
+
+__all__ = ["run", "format_table", "main"]
+
+Scorer = Callable[..., dict[tuple[int, ...], float]]
+
+
+def _score(scorer: Scorer, item: dict[str, Any]) -> tuple[float, dict[tuple[int, ...], float]]:
+    """Seconds to score all suggestions of one own view, and the scores."""
+    kb = KnowledgeBase.from_json(item["kb"])
+    game = ClueGame(num_players=item["players"])
+    asker = int(item["name"].rsplit("-p", 1)[1])
+    n = game.num_players
+    responders = [(asker + k) % n for k in range(1, n)]
+    t0 = time.perf_counter()
+    scores = scorer(kb, kb.loc("envelope"), list(game.triples()), responders, {})
+    return time.perf_counter() - t0, scores
+
+
+def run(every: int = 1) -> list[dict[str, Any]]:
+    """One row per player count: states, median/max ms of new and old, ratios, max difference."""
+    items = [it for it in generate_corpus() if it["view"] == "own"][::every]
+    for scorer in (score_questions, score_questions_per_class):  # compile the kernels first
+        _score(scorer, items[0])
+    per: dict[int, dict[str, list[float]]] = {}
+    for it in items:
+        t_new, new = _score(score_questions, it)
+        t_old, old = _score(score_questions_per_class, it)
+        assert len(new) == 324
+        row = per.setdefault(it["players"], {"new": [], "old": [], "diff": []})
+        row["new"].append(t_new)
+        row["old"].append(t_old)
+        row["diff"].append(max(abs(new[q] - old[q]) for q in old))
+    rows = []
+    for p, r in sorted(per.items()):
+        med_new, med_old = statistics.median(r["new"]), statistics.median(r["old"])
+        rows.append({
+            "players": p,
+            "states": len(r["new"]),
+            "new_median_ms": 1000 * med_new,
+            "new_max_ms": 1000 * max(r["new"]),
+            "old_median_ms": 1000 * med_old,
+            "old_max_ms": 1000 * max(r["old"]),
+            "median_ratio": med_old / med_new,
+            "max_ratio": max(r["old"]) / max(r["new"]),
+            "max_difference": max(r["diff"]),
+        })
+    return rows
+
+
+def format_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The rows as a Markdown table."""
+    lines = [
+        "| players | states | new median ms | new max ms | old median ms | old max ms | old/new median | old/new max | max score difference |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['players']} | {r['states']} | {r['new_median_ms']:.1f} | {r['new_max_ms']:.1f} | {r['old_median_ms']:.1f} "
+            f"| {r['old_max_ms']:.1f} | {r['median_ratio']:.2f} | {r['max_ratio']:.2f} | {r['max_difference']:.1e} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.clue_questions", description=__doc__.split("\n")[0])
+    parser.add_argument("--every", type=int, default=1, help="keep every N-th state of the corpus")
+    args = parser.parse_args(argv)
+    if args.every < 1:
+        parser.error(f"--every {args.every}: must be at least 1")
+    out(format_table(run(args.every)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
