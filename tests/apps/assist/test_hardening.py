@@ -83,6 +83,7 @@ def test_a_line_of_only_commas_through_the_real_command(tmp_path):
 
 
 # -- one session per log -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_second_session_on_one_log_is_refused_naming_the_log_and_the_holder(tmp_path):
     path = copy_example(tmp_path, "mafia-code")
     first = subprocess.Popen(
