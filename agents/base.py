@@ -16,6 +16,11 @@ class Agent:
 
     Subclasses keep whatever memory they like between calls, but all they ever receive are
     observations. Every random choice comes from ``self.rng``, seeded in :meth:`reset`.
+
+    Optional: ``cannot_play(game) -> str | None``, the reason this agent cannot play ``game``
+    (a configuration it does not handle, e.g. a board-blind Clue agent on the board) or None.
+    Tournaments and the audit ask it before seating the agent; an agent that declares it is
+    trusted, one that does not is tried in a short game. (No default here: declaring is a claim.)
     """
 
     name: str = "agent"

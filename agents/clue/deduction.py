@@ -69,6 +69,13 @@ class _ClueAgent(Agent):
     #: look at the face-down leftover pile when that is sure to settle the envelope
     views_extra: bool = False
 
+    def cannot_play(self, game: Any) -> str | None:
+        """Why this agent cannot play ``game``, or None: it moves no token, so on the board a
+        ``*-board`` agent must wrap it (see :func:`agents.clue.lookahead.board_blind`)."""
+        from agents.clue.lookahead import board_blind
+
+        return board_blind(self, game)
+
     def envelope_candidates(self, obs: ClueObservation) -> list[list[int]]:
         raise NotImplementedError
 
@@ -324,6 +331,13 @@ class InfogainAgent(Agent):
         super().reset(game, player, seed)
         self.scoring_log = []
         self.gambles = []
+
+    def cannot_play(self, game: Any) -> str | None:
+        """Why this agent cannot play ``game``, or None: it moves no token, so on the board a
+        ``*-board`` agent must wrap it (see :func:`agents.clue.lookahead.board_blind`)."""
+        from agents.clue.lookahead import board_blind
+
+        return board_blind(self, game)
 
     def _accuse(self, obs: ClueObservation, best: tuple[int, ...], top: int, total: int) -> Action:
         if top < total:

@@ -336,3 +336,22 @@ def test_deadline_scores_anytime_and_returns_the_best_so_far():
     assert all(full[q] == pytest.approx(v) for q, v in scored.items())
     with pytest.raises(ValueError, match="deadline"):
         InfogainAgent(deadline=0)
+
+
+BOARD_BLIND = (
+    "notebook", "deductive", "infogain", "racer", "racer-watch",
+    "aggressive-accuser", "own-evidence", "own-card-prober", "memory-notebook",
+)
+
+
+@pytest.mark.parametrize("name", BOARD_BLIND)
+def test_board_blind_agents_declare_the_board(name):
+    """A Clue agent that moves no token says so for a board game (and plays without one);
+    the ``*-board`` wrappers around it take the board."""
+    agent = agents.get(name, game="clue")
+    board = ClueGame(ClueConfig(num_players=3, board_mode="board"))
+    why = agent.cannot_play(board)
+    assert why is not None and "board" in why and agent.name in why
+    assert agent.cannot_play(ClueGame(num_players=3)) is None
+    wrapped = agents.get("infogain-board" if name in ("infogain", "racer") else "deductive-board", game="clue")
+    assert getattr(wrapped, "cannot_play", lambda g: None)(board) is None

@@ -109,7 +109,7 @@ def test_only_agents_that_play_the_configuration_are_seated():
     assert report.ok, report.failures
     assert set(report.unseated) == {"ismcts", "lookahead", "deductive"}
     assert "moves no token" in report.unseated["ismcts"]
-    assert "pool to accuse" in report.unseated["deductive"]  # found in its trial game
+    assert "moves no token" in report.unseated["deductive"]  # declared (agents.base: cannot_play)
     assert report.failures == [] and report.passed["play"] == 1
     plain = audit("clue", games=1, seed=1, agents=["deductive-board", "random"], check_every=100, max_actions=5)
     assert "refuses the game" in plain.unseated["deductive-board"]
