@@ -37,13 +37,12 @@ class TournamentResults:
         if not Path(path).exists():
             raise DeduceError(f"{path}: no tournament results here (no such directory)")
         store = ResultStore(path)
-        had_config = store.config_path.exists()
         config = store.read_config()
-        if config is None and not had_config:
+        if config is None and not any(store.path.glob("games.*")) and not (store.path / "parts").is_dir():
             raise DeduceError(f"{path}: no tournament results here (no {store.config_path.name})")
-        games = store.load()  # a damaged tournament.json was quarantined: the rows still report
+        games = store.load()  # without a readable tournament.json (quarantined) the rows still report
         if config is None and games.empty:
-            raise DeduceError(f"{path}: no readable tournament results here")
+            raise DeduceError(f"{path}: no readable tournament results here (no {store.config_path.name})")
         return cls(games, config or {}, Path(path))
 
     @property

@@ -203,7 +203,13 @@ class Tournament:
             return
         game = make(self.game, num_players=self.players, **self.config)
         for spec in self.specs:
-            check_agent(spec, self.game, game, self.schedule[0].deal_seed, self.move_time_limit)
+            try:
+                check_agent(spec, self.game, game, self.schedule[0].deal_seed, self.move_time_limit)
+            except DeduceError:
+                raise
+            except Exception as exc:  # raised by the agent's reset, before its first decision
+                raise DeduceError(f"agent {spec.label!r} failed before its first decision: "
+                                  f"{type(exc).__name__}: {exc}") from None
         self._checked = True
 
     # -- playing ---------------------------------------------------------------------------
