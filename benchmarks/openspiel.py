@@ -16,6 +16,22 @@ each of ``--agents`` (default random, racer, infogain) is from equilibrium when 
 seat of a Clue small enough to traverse (:data:`SMALL`: two cards per category, one card per
 hand, one turn; refutations are forced, so only the first seat decides and NashConv is what a
 best response gains for it over the agent).
+
+``--game mafia-code`` (or another sampled game) instead plays OpenSpiel's own loop on the
+registered game: ``ISMCTSBot`` searching the true state, which it reaches only through
+``resample_from_infostate`` (exact for Mafia Code, approximate elsewhere: see
+``deduce.apps.openspiel.resample.RESAMPLING``), against ``--rivals`` (default: Mafia Code's
+``guess-chain`` and ``greedy``) as ``AgentBot``s, ``--deals`` deals each played in every
+rotation of the seats (duplicate deals: the deal's seed outcome is the same in each rotation),
+with the same per-agent table (wins are shared wins too: a tie pays every sharer).
+
+``--resample-error`` measures each game's resampler against the exact marginals of the
+player's knowledge base (``solvers.get("auto").marginals``) at a seeded position (``--moves``
+random moves into the game, resampling for the seat after the mover): over ``--samples``
+resamples, the total-variation distance between each unsettled card's resampled location
+frequencies and its exact marginal, mean and largest over the cards, with the same figure for
+as many independent draws of the exact sampler where it can draw (what sampling noise alone
+gives), and the seconds per resample.
 """
 
 from __future__ import annotations
@@ -27,7 +43,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["SMALL", "measure", "nash_conv", "main"]
+__all__ = ["SMALL", "measure", "measure_sampled", "resample_error", "nash_conv", "main"]
+
+#: the sampled games whose resamplers ``--resample-error`` measures, with their positions' depth
+RESAMPLED = {"mafia-code": 20, "alibi": 30, "alibi-adlung": 30, "crime-hotel": 30, "checkpoint-charlie": 6}
 
 #: the Clue that OpenSpiel's exploitability tools can traverse (a few thousand states)
 SMALL = {"suspects": '["Plum", "Green"]', "weapons": '["Rope", "Knife"]', "rooms": '["Hall", "Study"]', "max_turns": 1}
@@ -64,6 +83,128 @@ def measure(players: int, simulations: int, games: int, seed: int) -> list[dict[
     return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in table.to_dict("records")]
 
 
+def measure_sampled(game_name: str, rivals: Sequence[str], simulations: int, deals: int,
+                    seed: int) -> list[dict[str, Any]]:
+    """OpenSpiel ISMCTS against deduce agents in OpenSpiel's own loop on a sampled-chance game
+    (see the module docstring): a row per agent, as :func:`measure` gives."""
+    import time
+
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    import agents
+    from deduce.apps.openspiel import load_game
+    from deduce.apps.openspiel.bots import AgentBot
+    from deduce.apps.openspiel.resample import resample
+    from deduce.apps.tournament.stats import mean_ci, wilson
+
+    entrants = ["openspiel-ismcts", *rivals]
+    game = load_game(game_name, players=len(entrants), rng_seed=seed)
+    n = game.num_players()
+    rng = np.random.default_rng(seed)
+    wins = {a: [] for a in entrants}
+    by_deal: dict[str, list[list[float]]] = {a: [] for a in entrants}
+    seconds = {a: [0.0, 0] for a in entrants}
+    for _ in range(deals):
+        outcome = game.new_initial_state().chance_outcomes()[0][0]
+        for a in entrants:
+            by_deal[a].append([])
+        for rotation in range(n):
+            seat_of = {a: (i + rotation) % n for i, a in enumerate(entrants)}
+            bots: list[Any] = [None] * n
+            for a, seat in seat_of.items():
+                bot_seed = int(rng.integers(2**31))
+                if a == "openspiel-ismcts":
+                    search_rng = np.random.default_rng(bot_seed)
+                    random_state = np.random.RandomState(bot_seed)
+                    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, random_state), 2.0, simulations,
+                                           random_state=random_state)
+                    bot.set_resampler(lambda st, pl, r=search_rng: resample(st, pl, r))
+                else:
+                    bot = AgentBot(agents.get(a, game=game.deduce.name), seat, bot_seed)
+                bots[seat] = bot
+            state = game.new_initial_state()
+            state.apply_action(outcome)
+            for bot in bots:
+                if isinstance(bot, AgentBot):  # ISMCTSBot keeps no state between games
+                    bot.restart_at(state)
+            while not state.is_terminal():
+                seat = state.current_player()
+                who = next(a for a, s in seat_of.items() if s == seat)
+                start = time.perf_counter()
+                action = bots[seat].step(state)
+                seconds[who][0] += time.perf_counter() - start
+                seconds[who][1] += 1
+                state.apply_action(action)
+            returns = state.returns()
+            for a, seat in seat_of.items():
+                wins[a].append(returns[seat])
+                by_deal[a][-1].append(returns[seat])
+    rows = []
+    for a in entrants:
+        won = int(sum(wins[a]))
+        lo, hi = wilson(won, len(wins[a]))
+        score, score_lo, score_hi = mean_ci([float(np.mean(d)) for d in by_deal[a]], seed=seed)
+        rows.append({"agent": a, "seats": len(wins[a]), "wins": won, "win_rate": won / len(wins[a]),
+                     "win_lo": lo, "win_hi": hi, "score": score, "score_lo": score_lo, "score_hi": score_hi,
+                     "deals": deals, "sec_per_move": seconds[a][0] / max(seconds[a][1], 1)})
+    return rows
+
+
+def resample_error(game_name: str, moves: int, samples: int, seed: int) -> dict[str, Any]:
+    """How far one game's resampler is from the exact marginals (see the module docstring)."""
+    import time
+
+    import numpy as np
+
+    import solvers
+    from deduce.apps.openspiel import load_game
+    from deduce.apps.openspiel.resample import RESAMPLING, resample
+
+    game = load_game(game_name)
+    state = game.new_initial_state()
+    state.apply_action(state.chance_outcomes()[0][0])
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        legal = state.legal_actions()
+        nxt = state.clone()
+        nxt.apply_action(legal[int(rng.integers(len(legal)))])
+        if nxt.is_terminal():
+            break
+        state = nxt
+    player = (state.current_player() + 1) % game.num_players()
+    kb = game.deduce.knowledge(state.deduce_observation(player))
+    row: dict[str, Any] = {"game": game_name, "method": RESAMPLING[game_name], "moves": len(state.steps),
+                           "seat": player, "samples": samples}
+    try:
+        exact = solvers.get("auto").marginals(kb)
+    except Exception as exc:  # noqa: BLE001 - a backend that cannot count is reported, not fatal
+        row["error"] = f"no exact marginals: {type(exc).__name__} {exc}".strip()
+        exact = None
+    exact = exact[-1] if exact is not None and exact.ndim == 3 else exact
+
+    def tv(worlds: list[np.ndarray]) -> tuple[float, float, int]:
+        counts = np.zeros_like(exact)
+        for w in worlds:
+            w = w[-1] if w.ndim == 2 else w
+            counts[np.arange(len(w)), w] += 1
+        live = (exact > 0).sum(axis=1) > 1
+        dist = 0.5 * np.abs(counts / len(worlds) - exact).sum(axis=1)[live]
+        return float(dist.mean()), float(dist.max()), int(live.sum())
+
+    start = time.perf_counter()
+    worlds = [resample(state, player, np.random.default_rng(seed * 100_000 + k)).engine.world() for k in range(samples)]
+    row["sec_per_resample"] = (time.perf_counter() - start) / samples
+    if exact is not None:
+        row["tv_mean"], row["tv_max"], row["unsettled"] = tv(worlds)
+        try:
+            draws = solvers.get("auto").sample(kb, samples, np.random.default_rng(seed))
+            row["noise_tv_mean"], row["noise_tv_max"], _ = tv(draws)
+        except Exception:  # noqa: BLE001 - no exact sampler for this knowledge base
+            pass
+    return row
+
+
 def _line(row: dict[str, Any]) -> str:
     return (f"| {row['agent']} | {row['seats']} | {row['wins']} | {row['win_rate']:.2f} "
             f"[{row['win_lo']:.2f}, {row['win_hi']:.2f}] | {row['score']:.2f} [{row['score_lo']:.2f}, "
@@ -80,7 +221,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--exploitability", action="store_true")
     parser.add_argument("--agents", nargs="+", default=["random", "racer", "infogain"])
+    parser.add_argument("--game", default="clue", help="clue (a deduce tournament) or a sampled game (OpenSpiel's loop)")
+    parser.add_argument("--rivals", nargs="+", default=["guess-chain", "greedy"])
+    parser.add_argument("--deals", type=int, default=2)
+    parser.add_argument("--resample-error", action="store_true")
+    parser.add_argument("--moves", type=int, default=None, help="--resample-error: moves into the game")
+    parser.add_argument("--samples", type=int, default=200)
     args = parser.parse_args(argv)
+    if args.resample_error:
+        names = list(RESAMPLED) if args.game == "clue" else [args.game]
+        rows = [resample_error(g, RESAMPLED[g] if args.moves is None else args.moves, args.samples, args.seed)
+                for g in names]
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        print(f"resampling against the exact marginals, {args.samples} resamples, seed {args.seed}\n")
+        print("| game | method | moves | unsettled cards | TV mean / max | exact sampler's TV mean / max | s per resample |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            got = f"{r['tv_mean']:.3f} / {r['tv_max']:.3f}" if "tv_mean" in r else r.get("error", "")
+            noise = f"{r['noise_tv_mean']:.3f} / {r['noise_tv_max']:.3f}" if "noise_tv_mean" in r else "n/a"
+            print(f"| {r['game']} | {r['method']} | {r['moves']} | {r.get('unsettled', 'n/a')} | {got} | {noise} "
+                  f"| {r['sec_per_resample']:.3f} |")
+        return 0
+    if args.game != "clue":
+        runs = [measure_sampled(args.game, args.rivals, args.simulations, args.deals, args.seed + r)
+                for r in range(args.runs)]
+        if args.json:
+            print(json.dumps({"args": vars(args), "runs": runs}, indent=2))
+            return 0
+        print(f"{args.game}, openspiel-ismcts (max_simulations={args.simulations}) against {', '.join(args.rivals)}, "
+              f"{args.deals} deals per run in every rotation, OpenSpiel's loop")
+        for r, rows in enumerate(runs):
+            print(f"\nrun {r} (seed {args.seed + r})\n")
+            print("| agent | seats | wins | win rate [95%] | mean win share [95%, by deal] | s per decision |")
+            print("|---|---|---|---|---|---|")
+            for row in rows:
+                print(_line(row))
+        return 0
     if args.exploitability:
         rows = [nash_conv(a, args.seed) for a in args.agents]
         if args.json:
