@@ -1,0 +1,119 @@
+"""The process backend under failing parts: an agent that takes its worker down costs that game
+(a recorded ``crash`` forfeit), not the run; a SIGKILLed tournament leaves no worker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from deduce.apps.tournament.backends import BackendName, chunk_size, run_games
+from deduce.apps.tournament.schedule import AgentSpec, Schedule
+from deduce.apps.tournament.worker import Setup
+
+EXITING = '''
+import os
+import agents
+from agents.random_agent import RandomAgent
+
+class ExitingAgent(RandomAgent):
+    """Kills its own process on about one decision in eight (seeded: the same games every run)."""
+    name = "exits"
+    def act(self, observation):
+        if self.rng.random() < 0.125:
+            os._exit(7)
+        return super().act(observation)
+
+agents.register("exits", ExitingAgent, game="clue")
+'''
+
+
+@pytest.fixture
+def exiting_agent(tmp_path, monkeypatch):
+    """An ``exits`` agent registered in this process and in every spawned worker (through a
+    ``sitecustomize`` on PYTHONPATH, which spawned interpreters inherit)."""
+    (tmp_path / "sitecustomize.py").write_text(EXITING)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import sitecustomize  # noqa: F401  (registers here too)
+
+
+@pytest.mark.slow  # every crash replays its chunk one game per fresh process
+def test_an_agent_that_kills_its_worker_forfeits_that_game_only(exiting_agent):
+    specs = (AgentSpec("exits"), AgentSpec("random"), AgentSpec("random", label="random2"))
+    setup = Setup.create("clue", {"num_players": 3}, specs, None, run_id="t")
+    games = Schedule(tuple(s.label for s in specs), 3, 5).games(9)
+    rows = [r for game in run_games(BackendName.PROCESSES, setup, games, 2) for r in game]
+    assert sorted({r["game_id"] for r in rows}) == list(range(9))  # every game has its rows
+    crashed = [r for r in rows if r["failure"] == "crash"]
+    assert crashed and len(crashed) < len(rows)  # some games crashed, the run went on
+    assert all(r["agent"] == "exits" for r in crashed if r["forfeit"])
+    assert all(sum(r["forfeit"] for r in rows if r["game_id"] == g) == 1 for g in {r["game_id"] for r in crashed})
+
+
+def test_chunks_follow_game_time():
+    assert chunk_size(None, 100, 2) == 1  # nothing timed yet
+    assert chunk_size(0.04, 1000, 2) == 50  # 2 s of 40 ms games
+    assert chunk_size(0.04, 40, 2) == 5  # the tail is shared out
+    assert chunk_size(30.0, 1000, 2) == 1  # a long game is a task of its own
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigkilled_tournament_leaves_no_worker(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent(f"""
+        from deduce.apps.tournament import Tournament
+        if __name__ == "__main__":
+            Tournament("clue", ["deductive", "notebook", "random"], games=3000, seed=1, backend="processes",
+                       workers=2, out={str(tmp_path / "out")!r}).run()
+    """))
+    parent = subprocess.Popen([sys.executable, str(script)], stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        workers = {c for c in _children(parent.pid) if "multiprocessing" in _cmdline(c)}
+        if len(workers) >= 2 and list((tmp_path / "out").glob("part-*")):
+            break
+        time.sleep(0.2)
+    assert len(workers) >= 2, "the pool never started"
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
