@@ -20,6 +20,7 @@ import numpy as np
 from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt, Transfer
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
+from solvers.budget import charge
 
 __all__ = ["Solver", "EnumeratingSolver", "Tally", "STATIC_KINDS", "EPOCH_KINDS", "last_epoch", "check_linked"]
 
@@ -155,6 +156,7 @@ class EnumeratingSolver(Solver):
     def _bounded(self, kb: KnowledgeBase) -> Iterator[np.ndarray]:
         self.check_supported(kb)
         for i, w in enumerate(self.worlds(kb)):
+            charge(1)  # the command's work budget, if one is metered
             if i >= self.limit:
                 raise TooLarge(
                     f"{self.name}: more than {self.limit} consistent worlds; "

@@ -10,6 +10,7 @@ from deduce.constraints import At, CountEver, NotAt
 from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.base import EPOCH_KINDS, EnumeratingSolver
+from solvers.budget import charge
 
 __all__ = ["BruteSolver"]
 
@@ -47,6 +48,7 @@ class BruteSolver(EnumeratingSolver):
                 f"brute: {search:.3g} assignments to search, more than {self.max_assignments:.3g}; "
                 "use the exact or cpsat backend"
             )
+        charge(search)  # the command's work budget, if one is metered: the whole search up front
         constraints = kb.constraints
         world = np.zeros((epochs, n), dtype=np.int64)
         flat = world.reshape(-1)

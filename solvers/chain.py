@@ -38,6 +38,7 @@ from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt,
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.base import EPOCH_KINDS, Solver, Tally
+from solvers.budget import charge
 
 __all__ = ["ChainSolver"]
 
@@ -125,16 +126,27 @@ class ChainSolver(Solver):
     """Exact counts, tallies, marginals and possible locations of the last epoch (or any
     epoch for ``possible``) of a time-indexed knowledge base; see the module docstring.
 
-    ``limit`` bounds the number of states kept per epoch (:class:`TooLarge` past it).
+    ``limit`` bounds the number of states kept per epoch (:class:`TooLarge` past it);
+    ``work_limit`` (None: none) bounds the states and successors one query builds in all (the
+    steps of :mod:`solvers.budget`).
     """
 
     name = "chain"
     kinds = EPOCH_KINDS
     max_epochs = None
 
-    def __init__(self, limit: int = 2_000_000) -> None:
+    def __init__(self, limit: int = 2_000_000, work_limit: int | None = None) -> None:
         self.limit = int(limit)
+        self.work_limit = work_limit
+        #: states and successors built by the last uncached query
+        self.work = 0
         self._cache: dict[tuple, tuple[int, list[list[int]]]] = {}
+
+    def _charge(self, amount: int) -> None:
+        self.work += amount
+        charge(amount)  # the command's work budget, if one is metered
+        if self.work_limit is not None and self.work > self.work_limit:
+            raise TooLarge(f"chain: more than {self.work_limit} states and successors needed")
 
     def check_supported(self, kb: KnowledgeBase) -> None:
         super().check_supported(kb)
@@ -153,6 +165,7 @@ class ChainSolver(Solver):
         if hit is not None:
             return hit[0], hit[1]
         self.check_supported(kb)
+        self.work = 0
         plan = _Plan(kb)
         L = plan.L
         groups = [list(g) for g in plan.groups]
@@ -172,6 +185,8 @@ class ChainSolver(Solver):
                     groups[g] = [x for x in groups[g] if x != card]
                     groups.append([card])
                     states = self._pin(states, g, self._allowed(plan, card, e))
+                    self._charge(len(states))
+            self._charge(len(states))
             states = self._filter(plan, states, groups, e)
             if e < plan.E - 1:
                 transfer = plan.transfer[e]
@@ -244,6 +259,7 @@ class ChainSolver(Solver):
             touching = [j for j, (members, loc, _) in enumerate(caps) if loc == z and i in members]
             for j in touching:
                 hi = min(hi, caps[j][2] - used[j])
+            self._charge(1)
             for v in range(lo, hi + 1):
                 vec[z] = v
                 for j in touching:
@@ -257,6 +273,7 @@ class ChainSolver(Solver):
             if pos == len(order):
                 state = tuple(chosen)
                 out[state] = out.get(state, 0) + weight
+                self._charge(1)
                 if len(out) > self.limit:
                     raise TooLarge(f"chain: more than {self.limit} states at epoch 0")
                 return
@@ -327,8 +344,7 @@ class ChainSolver(Solver):
                 out[state] = w
         return out
 
-    @staticmethod
-    def _move(states: dict[State, int], t: Transfer, L: int, fated: dict[int, int]) -> dict[State, int]:
+    def _move(self, states: dict[State, int], t: Transfer, L: int, fated: dict[int, int]) -> dict[State, int]:
         """Successor states through one transfer, weighted by the labelled choices of movers.
 
         ``fated[g] = z``: single group ``g`` is at ``z`` after the transfer (an ``At`` fact of the
@@ -371,8 +387,10 @@ class ChainSolver(Solver):
                             weight *= _multinomial(avail[g], parts)
                             delta += [(g, s, moves[j][0], m) for j, m in enumerate(parts) if m]
                     opts.append((weight, delta))
+                self._charge(len(opts))
                 per_src.append(opts)
             for combo in product(*per_src):
+                self._charge(1)
                 new = [list(v) for v in state]
                 weight = w
                 for g, s, d, m in forced:

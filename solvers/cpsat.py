@@ -32,6 +32,7 @@ from deduce.constraints import (
 from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, EnumeratingSolver
+from solvers.budget import Work
 
 __all__ = ["CpSatSolver"]
 
@@ -145,13 +146,19 @@ class _Model:
             return [m.Add(total <= c.n)]
         return [m.Add(total >= c.n)]
 
-    def solve(self, assumptions: list = ()) -> tuple[int, cp_model.CpSolver]:
+    def solve(self, assumptions: list = (), work: Work | None = None) -> tuple[int, cp_model.CpSolver]:
+        """One solve (one worker, so deterministic); ``work`` caps and counts its deterministic
+        time, and a solve the cap stops before it decides raises :class:`TooLarge`."""
         self.model.ClearAssumptions()
         if assumptions:
             self.model.AddAssumptions(list(assumptions))
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
+        if work is not None:
+            work.cap(solver)
         status = solver.Solve(self.model)
+        if work is not None:
+            work.spend(solver, status)
         return status, solver
 
     def world(self, solver: cp_model.CpSolver, epoch: int = -1) -> np.ndarray:
@@ -193,12 +200,17 @@ class CpSatSolver(EnumeratingSolver):
     kinds = EPOCH_KINDS + (CountEver,)
     max_epochs = None
 
-    def __init__(self, limit: int = 50_000) -> None:
+    def __init__(self, limit: int = 50_000, work_limit: float | None = None) -> None:
         super().__init__(limit)
+        #: CP-SAT deterministic time one query may spend (None: no cap), see :mod:`solvers.budget`
+        self.work_limit = work_limit
+
+    def _work(self) -> Work | None:
+        return Work.needed("cpsat", self.work_limit)
 
     def consistent(self, kb: KnowledgeBase) -> bool:
         self.check_supported(kb)
-        status, _ = _Model(kb).solve()
+        status, _ = _Model(kb).solve(work=self._work())
         return status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
     def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
@@ -213,7 +225,8 @@ class CpSatSolver(EnumeratingSolver):
             return out
         candidates = prop.possible[e]
         model = _Model(kb)
-        status, solver = model.solve()
+        work = self._work()
+        status, solver = model.solve(work=work)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return out
         idx = np.arange(kb.num_cards)
@@ -225,7 +238,7 @@ class CpSatSolver(EnumeratingSolver):
             for z in range(kb.num_locations):
                 if out[card, z] or not candidates[card, z]:
                     continue
-                status, solver = model.solve([model.xe[e][card][z]])
+                status, solver = model.solve([model.xe[e][card][z]], work)
                 if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     out[idx, model.world(solver, e)] = True
         return out
@@ -235,17 +248,23 @@ class CpSatSolver(EnumeratingSolver):
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.enumerate_all_solutions = True
+        work = self._work()
+        if work is not None:
+            work.cap(solver)
         collector = _Collector(model.xe, self.limit)
-        solver.Solve(model.model, collector)
+        status = solver.Solve(model.model, collector)
         if collector.overflow:
             raise TooLarge(f"cpsat: more than {self.limit} consistent worlds; use the exact backend")
+        if work is not None:
+            work.spend(solver, status, finished=(cp_model.OPTIMAL, cp_model.INFEASIBLE))
         yield from collector.found
 
     def core(self, kb: KnowledgeBase) -> list[int]:
         """Indices of constraints that together are unsatisfiable (small, not always minimum)."""
         self.check_supported(kb)
         model = _Model(kb, gated=True)
-        status, solver = model.solve(model.gates)
+        work = self._work()
+        status, solver = model.solve(model.gates, work)
         if status != cp_model.INFEASIBLE:
             return []
         index_of = {g.Index(): i for i, g in enumerate(model.gates)}
@@ -256,7 +275,7 @@ class CpSatSolver(EnumeratingSolver):
         kept = list(core)
         for i in list(core):
             trial = [j for j in kept if j != i]
-            status, _ = model.solve([model.gates[j] for j in trial])
+            status, _ = model.solve([model.gates[j] for j in trial], work)
             if status == cp_model.INFEASIBLE:
                 kept = trial
         return kept

@@ -44,6 +44,7 @@ from deduce.constraints import (
 from deduce.errors import NotSupported
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, Solver
+from solvers.budget import Work
 
 __all__ = ["EpochSolver", "EpochSampler", "Estimate", "Diagnostics", "Chains", "pruned_model"]
 
@@ -151,11 +152,12 @@ class _Pruned:
                 m.AddBoolOr([])  # k cards must move but none can: infeasible
 
     def solve(self, assumptions: Sequence = (), seed: int = 0, objective: dict | None = None,
-              work_limit: float | None = None) -> np.ndarray | None:
+              work_limit: float | None = None, work: Work | None = None) -> np.ndarray | None:
         """A world ``[epoch, card]`` or None when there is none (under ``assumptions``).
         ``work_limit`` bounds an optimisation in CP-SAT's deterministic time units (about
         seconds), never in wall time: a wall-clock limit would let machine load decide which
-        world comes back, and with it every answer built on it."""
+        world comes back, and with it every answer built on it. ``work`` counts the query's
+        deterministic time against its budget (:mod:`solvers.budget`)."""
         m = self.model
         m.ClearAssumptions()
         if assumptions:
@@ -173,9 +175,13 @@ class _Pruned:
         solver.parameters.cp_model_probing_level = 0
         solver.parameters.symmetry_level = 0
         solver.parameters.linearization_level = 0
+        if work is not None:
+            work.cap(solver)
         if work_limit is not None:
-            solver.parameters.max_deterministic_time = float(work_limit)
+            solver.parameters.max_deterministic_time = min(float(work_limit), solver.parameters.max_deterministic_time)
         status = solver.Solve(m)
+        if work is not None:
+            work.spend(solver, status)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return None
         E, C = len(self.x), len(self.x[0])
@@ -340,14 +346,19 @@ class EpochSolver(Solver):
     kinds = KINDS
     max_epochs = None
 
-    def __init__(self, witness_moves: int = 6000, seed: int = 0) -> None:
+    def __init__(self, witness_moves: int = 6000, seed: int = 0, work_limit: float | None = None) -> None:
         self.witness_moves = int(witness_moves)
         self.seed = int(seed)
+        #: CP-SAT deterministic time one query may spend (None: no cap), see :mod:`solvers.budget`
+        self.work_limit = work_limit
+
+    def _work(self) -> Work | None:
+        return Work.needed("epoch", self.work_limit)
 
     def consistent(self, kb: KnowledgeBase) -> bool:
         self.check_supported(kb)
         model, _ = pruned_model(kb)
-        return model is not None and model.solve() is not None
+        return model is not None and model.solve(work=self._work()) is not None
 
     def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
         """bool[card, loc] of the last epoch (or ``epoch``): every cell is witnessed by a
@@ -358,7 +369,8 @@ class EpochSolver(Solver):
         model, possible = pruned_model(kb)
         if model is None:
             return out
-        world = model.solve(seed=self.seed)
+        work = self._work()
+        world = model.solve(seed=self.seed, work=work)
         if world is None:
             return out
         idx = np.arange(kb.num_cards)
@@ -370,7 +382,7 @@ class EpochSolver(Solver):
         for card, z in np.argwhere(possible[e] & ~out):
             if out[card, z]:
                 continue
-            w = model.solve([model.x[e][card][z]])
+            w = model.solve([model.x[e][card][z]], work=work)
             if w is not None:
                 out[idx, w[e]] = True
         return out

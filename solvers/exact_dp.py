@@ -37,6 +37,7 @@ from deduce.constraints import At, AtLeastOne, Count, NotAll, NotAt, Op
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers import _exact_kernels as _kernels
+from solvers.budget import charge
 
 __all__ = [
     "Problem",
@@ -652,6 +653,7 @@ class Plan:
     # -- dynamic programme ----------------------------------------------------------------------
     def _charge(self, amount: int) -> None:
         self.work += amount
+        charge(amount)  # the command's work budget, if one is metered
         if self.work > self.limit:
             raise TooLarge(
                 f"exact: more than {self.limit} DP transitions needed; "

@@ -24,6 +24,7 @@ import numpy as np
 from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.base import Solver, Tally
+from solvers.budget import BRANCH_STEPS, charge
 from solvers.exact_dp import (
     DEFAULT_LIMIT,
     Plan,
@@ -102,7 +103,8 @@ class SplitSolver(Solver):
     Before branching at all, a knowledge base too wide for the kernels gets one try of the
     pure-Python DP within ``wide_budget`` transitions (0: never): some wide ones are small.
 
-    ``limit`` bounds the DP transitions spent over all branches (refused with
+    ``limit`` bounds the DP transitions spent over all branches plus
+    :data:`~solvers.budget.BRANCH_STEPS` per branch opened (refused with
     :class:`~deduce.errors.TooLarge` past it). Tallies are cached per ``kb.fingerprint()``.
     """
 
@@ -144,12 +146,16 @@ class SplitSolver(Solver):
         stack = [problem_from_kb(kb)]
         root = True
         while stack:
+            self.work += BRANCH_STEPS  # propagating and compiling a branch: counted, so bounded
+            charge(BRANCH_STEPS)
             q = simplify(stack.pop())
             if q is None:
                 continue
             budget = min(self.branch_limit, self.limit - self.work)
             if budget <= 0:
-                raise TooLarge(f"split: more than {self.limit} DP transitions needed; raise SplitSolver(limit=...)")
+                raise TooLarge(
+                    f"split: more than {self.limit} DP transitions and branch steps needed; raise SplitSolver(limit=...)"
+                )
             plan = self._attempt(q, budget, self.max_bits)
             if plan is None and root and self.wide_budget:  # one wide DP may still be quick
                 plan = self._attempt(q, min(self.wide_budget, budget), 1 << 30)
