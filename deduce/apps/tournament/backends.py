@@ -314,8 +314,9 @@ def _connect(ray: Any, address: str | None, workers: int, timeout: float) -> Non
     if address:
         _probe(address, min(timeout, 10.0))
         options["address"] = address
-    else:
-        options["num_cpus"] = workers
+    else:  # starting a local Ray is slow on a loaded machine but cannot hang on a peer: no bound
+        ray.init(address="local", num_cpus=workers, **options)  # never a cluster `ray start` left here
+        return
     outcome: list[BaseException | None] = []
 
     def init() -> None:
