@@ -11,8 +11,8 @@ Importing this package registers the games with pyspiel, as OpenSpiel's own Pyth
 Names: ``python_deduce_<game>`` with ``-`` as ``_`` (:func:`game_names`); Clue is played
 without the board (its action numbering has no board moves yet). Parameters are the game's config
 fields (:mod:`deduce.apps.openspiel.params`). The modules: ``game`` (GameType, GameInfo,
-states), ``chance`` (the deal), ``observer`` (strings and tensors), ``resample`` (exact
-resampling of hidden worlds, what OpenSpiel's ISMCTS asks of a game), ``bots`` (a deduce agent
+states), ``chance`` (the deal), ``observer`` (strings and tensors), ``resample`` (resampling of
+hidden worlds, what OpenSpiel's ISMCTS asks of a game: exact for Clue and Mafia Code), ``bots`` (a deduce agent
 as a ``pyspiel.Bot``) and ``agents`` (OpenSpiel's bots as deduce agents, registered by
 :func:`register_agents`).
 """

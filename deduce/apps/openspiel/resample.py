@@ -21,10 +21,23 @@ hands its view to an OpenSpiel bot): the moves come from what the observation sh
 (:func:`clue_moves`).
 
 Nothing but the player's own observation and the moves' effects on its view are read: the
-true hidden cards are never used. Supported where the deal is explicit chance (Clue without the
-board, ``python_deduce_clue``); the other games refuse with
-:class:`~deduce.errors.NotSupported` (their engines draw again during play, so a new world
-would also need the same later draws).
+true hidden cards are never used. That is the exact path of Clue without the board
+(``python_deduce_clue``). The sampled games (:data:`RESAMPLING`):
+
+- Mafia Code, exact: its knowledge base is sampled exactly, the world is dealt with the same
+  seed (which drives only the dice, all public), the moves replayed (none hides a choice), a
+  world whose replay gives the player other information redrawn; then the engine gets a new
+  generator, so a search does not plan on the true game's future dice.
+- Alibi, Alibi (Adlung), Checkpoint Charlie, Crime Hotel, approximate: no world of their
+  knowledge bases can yet be dealt (moving cards, an ordered deck, a round deal with more parts
+  than the knowledge base), so the state walks :data:`WALK` steps of the engine's own
+  ``hidden_variant`` (a different deal replaying the same moves, nothing the player saw
+  changed) from the true state, then gets new future draws. Consistent with the player's
+  information, not uniform (it leans towards the truth): ``python -m benchmarks.openspiel
+  --resample-error`` measures how far, in docs/openspiel.md.
+
+A resampled sampled-game state keeps the true history (its seed outcome and the moves), so
+replaying that history gives the true game, not the resampled one.
 """
 
 from __future__ import annotations
@@ -38,7 +51,7 @@ import numpy as np
 from deduce.apps.openspiel.chance import CardDeal, SeedDeal
 from deduce.apps.openspiel.observer import event_words, information_string
 from deduce.errors import IllegalAction, NotSupported
-from deduce.games.base import Event, Observation
+from deduce.games.base import Event, Observation, listed_actions
 from deduce.games.clue.rules import (
     Accusation,
     Accuse,
@@ -133,7 +146,7 @@ def _replay(new: DeduceState, visible: Sequence[Step], hidden_types: tuple[type,
                 h += 1
                 continue
         # a choice the player did not see: uniformly among those that look the same to it
-        choices = [a for a in engine.legal_actions() if isinstance(a, hidden_types)]
+        choices = [a for a in listed_actions(engine.legal_actions()) if isinstance(a, hidden_types)]
         for i in rng.permutation(len(choices)):
             trial = engine.clone()
             got = _views(trial.apply(choices[i]), player)
