@@ -117,3 +117,57 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_node_with_other_code_is_refused_in_one_line():
+    from deduce.apps.tournament.backends import RayUnavailable, check_fingerprints
+
+    check_fingerprints({"a" * 16: "0.1.0+abc"}, "0.1.0+abc")
+    with pytest.raises(RayUnavailable) as info:
+        check_fingerprints({"a" * 16: "0.1.0+abc", "b" * 16: "0.1.0+def"}, "0.1.0+abc")
+    message = str(info.value)
+    assert "\n" not in message and "bbbbbbbbbbbb runs deduce 0.1.0+def" in message and isinstance(info.value, ConnectionError)
+
+
+class _Refusing:
+    """A stand-in for the ``ray`` module whose ``init`` fails as Ray does on a wrong token."""
+
+    class AuthenticationError(Exception):
+        pass
+
+    def init(self, **options):
+        raise self.AuthenticationError("Token authentication is enabled but no authentication token was found")
+
+
+class _Silent:
+    """... and one whose ``init`` never returns (a cluster that accepts but never answers)."""
+
+    def init(self, **options):
+        time.sleep(60)
+
+
+def test_token_refusal_and_silent_cluster_are_one_line(monkeypatch):
+    import deduce.apps.tournament.backends as backends
+
+    monkeypatch.setattr(backends, "_probe", lambda address, timeout: None)
+    with pytest.raises(backends.RayUnavailable, match="RAY_AUTH_TOKEN"):
+        backends._connect(_Refusing(), "10.0.0.1:6379", 1, 5.0)
+    monkeypatch.setattr(sys, "stderr", sys.stderr)  # the silent case leaves Ray's retries muted:
+    saved = os.dup(2)  # give descriptor 2 back afterwards
+    try:
+        start = time.monotonic()
+        with pytest.raises(backends.RayUnavailable, match="within 0.5s"):
+            backends._connect(_Silent(), "10.0.0.1:6379", 1, 0.5)
+        assert time.monotonic() - start < 5
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def test_ray_address_comes_from_the_environment(monkeypatch):
+    from deduce.apps.tournament.backends import ray_address
+
+    monkeypatch.setenv("RAY_ADDRESS", "head:6379")
+    assert ray_address(None) == "head:6379" and ray_address("other:1") == "other:1"
+    monkeypatch.delenv("RAY_ADDRESS")
+    assert ray_address(None) is None
