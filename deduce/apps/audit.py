@@ -162,13 +162,15 @@ def _agreement(kb: Any, backends: Sequence[Any]) -> tuple[int, str | None]:
     counts: dict[str, int] = {}
     bound = _worlds_bound(kb)
     brute_bound = _worlds_bound(kb, facts_only=True)
-    for backend in backends:
-        if not backend.supports(kb):
-            continue
-        if backend.name == "brute" and brute_bound > _BRUTE_MAX_WORLDS:
-            continue
-        if backend.name == "csp" and bound > _CSP_MAX_WORLDS:
-            continue
+    eligible = [
+        b for b in backends
+        if b.supports(kb)
+        and not (b.name == "brute" and brute_bound > _BRUTE_MAX_WORLDS)
+        and not (b.name == "csp" and bound > _CSP_MAX_WORLDS)
+    ]
+    if len(eligible) < 2:  # nothing to compare with: solving would only spend time (a CP-SAT
+        return len(eligible), None  # solve of an Alibi base alone is ~15 s)
+    for backend in eligible:
         try:
             results[backend.name] = np.asarray(backend.possible(kb))
             if backend.name in ("exact", "brute") or bound <= 20_000:

@@ -136,3 +136,34 @@ def test_cli_config_is_typed_by_the_field_and_progress_goes_to_stderr(capsys):
     assert main(["audit", "clue", "--config", "dice=two"]) == 2
     assert "dice" in capsys.readouterr().err
     assert main(["audit", "all", "--config", "dice=2"]) == 2
+
+
+class _Backend:
+    """A stand-in backend that counts its solves."""
+
+    def __init__(self, name: str, supports: bool, answer: int = 0) -> None:
+        self.name, self._supports, self.answer, self.solves = name, supports, answer, 0
+
+    def supports(self, kb) -> bool:
+        return self._supports
+
+    def possible(self, kb):
+        self.solves += 1
+        import numpy as np
+
+        return np.full((1, 2), self.answer)
+
+    def count(self, kb) -> int:
+        return 1
+
+
+def test_agreement_solves_only_when_two_backends_can_be_compared():
+    from deduce.apps.audit import _agreement
+
+    kb = ClueGame().knowledge(ClueGame().new_initial_state(0).observation(0))
+    alone, unsupported = _Backend("cpsat", True), _Backend("exact", False)
+    assert _agreement(kb, [alone, unsupported]) == (1, None)
+    assert alone.solves == 0 and unsupported.solves == 0  # n/a without spending a solve
+    a, b = _Backend("cpsat", True, 0), _Backend("exact", True, 1)
+    compared, mismatch = _agreement(kb, [a, b])
+    assert compared == 2 and "disagree" in mismatch and a.solves == b.solves == 1
