@@ -73,11 +73,11 @@ def test_a_node_killed_mid_run_loses_no_game(cluster, tmp_path):
     head, _ = cluster
     doomed = head.add_node(num_cpus=1)
     head.wait_for_nodes()
-    games, out = 60, tmp_path / "ray"
+    games, out = 90, tmp_path / "ray"
     run = subprocess.Popen(_command(head.address, out, games), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, env={**os.environ, "RAY_ADDRESS": ""})
     deadline = time.monotonic() + 90
-    while not list(out.glob("part-*")) and time.monotonic() < deadline and run.poll() is None:
+    while not list(out.glob("parts/part-*")) and time.monotonic() < deadline and run.poll() is None:
         time.sleep(0.2)  # the first games are saved: the run is under way
     assert run.poll() is None, "the run ended before the node could be killed: make it longer"
     head.remove_node(doomed, allow_graceful=False)  # its raylet and workers die mid-run

@@ -92,7 +92,7 @@ def test_sigkilled_tournament_leaves_no_worker(tmp_path):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         workers = {c for c in _children(parent.pid) if "multiprocessing" in _cmdline(c)}
-        if len(workers) >= 2 and list((tmp_path / "out").glob("part-*")):
+        if len(workers) >= 2 and list((tmp_path / "out").glob("parts/part-*")):
             break
         time.sleep(0.2)
     assert len(workers) >= 2, "the pool never started"
