@@ -51,7 +51,7 @@ import numpy as np
 from deduce.apps.openspiel.chance import CardDeal, SeedDeal
 from deduce.apps.openspiel.observer import event_words, information_string
 from deduce.errors import IllegalAction, NotSupported
-from deduce.games.base import Event, Observation, listed_actions
+from deduce.games.base import Event, Observation
 from deduce.games.clue.rules import (
     Accusation,
     Accuse,
@@ -146,7 +146,7 @@ def _replay(new: DeduceState, visible: Sequence[Step], hidden_types: tuple[type,
                 h += 1
                 continue
         # a choice the player did not see: uniformly among those that look the same to it
-        choices = [a for a in listed_actions(engine.legal_actions()) if isinstance(a, hidden_types)]
+        choices = [a for a in engine.legal_actions() if isinstance(a, hidden_types)]
         for i in rng.permutation(len(choices)):
             trial = engine.clone()
             got = _views(trial.apply(choices[i]), player)
