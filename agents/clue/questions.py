@@ -635,19 +635,9 @@ def score_questions_per_class(
     q_simple = simplify(p)
     assert q_simple is not None
     pref = {z: set(cs) for z, cs in (preferred or {}).items()}
-    # one representative per class: per slot, the first card with each signature; a plan that
-    # tracks a superset of a question's unknown cards serves it too
-    canon: list[dict[tuple, int]] = []
-    for slot in range(max((len(q) for q in qs), default=0)):
-        seen: dict[tuple, int] = {}
-        for q in qs:
-            if slot < len(q):
-                seen.setdefault(sig[q[slot]], q[slot])
-        canon.append(seen)
-    reps: dict[tuple, tuple[int, ...]] = {}
-    for q in qs:
-        key = tuple(sig[k] for k in q)
-        reps.setdefault(key, tuple(canon[i][s] for i, s in enumerate(key)))
+    # one representative per class; a plan that tracks a superset of a question's unknown cards
+    # serves it too
+    reps = _class_representatives(qs, sig)
     free_of = {key: tuple(k for k, s in zip(rep, key, strict=True) if s[0] == "free") for key, rep in reps.items()}
     plans: dict[frozenset[int], Plan] = {}
     done: dict[tuple, float] = {}
