@@ -214,6 +214,9 @@ def _pool_run(
     """Run chunks in one pool until done or broken; returns the games a broken pool lost, each
     with ``(seat, message)`` when it is known to have killed its worker playing alone."""
     context = multiprocessing.get_context("spawn")
+    # each pool notes into a directory of its own: a worker of an earlier, broken pool may have
+    # left (or still be writing) a note on a game that is replayed here
+    trace = tempfile.mkdtemp(prefix="pool-", dir=trace)
     solo = bool(alone)  # replaying a broken chunk: one game at a time, so a death has one suspect
     workers = 1 if solo else max(1, min(workers, len(chunks.pending)))
     in_flight: dict[Future[ChunkResult], list[GameSpec]] = {}
@@ -237,7 +240,7 @@ def _pool_run(
                     result = future.result()
                 except BrokenProcessPool:
                     broken = True
-                    lost.extend(_lost(batch, trace))
+                    lost.extend(_lost(batch, trace, solo))
                     continue
                 for rows in result.rows:
                     chunks.timed_rows(rows)
@@ -245,7 +248,7 @@ def _pool_run(
             if broken:
                 for future, batch in in_flight.items():
                     future.cancel()
-                    lost.extend(_lost(batch, trace))
+                    lost.extend(_lost(batch, trace, solo))
                 in_flight.clear()
                 break
             submit()
@@ -256,10 +259,12 @@ def _pool_run(
     return lost
 
 
-def _lost(batch: list[GameSpec], trace: str) -> list[tuple[GameSpec, tuple[int, str] | None]]:
-    """The games of a chunk whose worker died: a game played alone whose trace shows it was
-    being played is charged to the seat moving then; the others are replayed."""
-    if len(batch) == 1:
+def _lost(batch: list[GameSpec], trace: str, solo: bool) -> list[tuple[GameSpec, tuple[int, str] | None]]:
+    """The games of a chunk whose worker died: a game played alone (``solo``: the only game in
+    flight, so the only suspect) whose trace shows it was being played is charged to the seat
+    moving then; the others are replayed. A one-game chunk of a shared pool is not alone: its
+    worker may have been taken down by another worker's death."""
+    if solo and len(batch) == 1:
         for path in Path(trace).iterdir():
             noted = read_trace(path)
             if noted is not None and noted[0] == batch[0].game_id:

@@ -57,6 +57,40 @@ def test_an_agent_that_kills_its_worker_forfeits_that_game_only(exiting_agent):
     assert all(sum(r["forfeit"] for r in rows if r["game_id"] == g) == 1 for g in {r["game_id"] for r in crashed})
 
 
+@pytest.mark.slow
+def test_a_stale_note_from_a_broken_pool_is_never_charged(exiting_agent, tmp_path, monkeypatch):
+    """A worker of a broken pool leaves a note on the game it was playing; when that game is
+    replayed alone and its worker dies, only the replay's own note may name the seat."""
+    import contextlib
+    import tempfile
+
+    specs = (AgentSpec("exits"), AgentSpec("random"), AgentSpec("random", label="random2"))
+    setup = Setup.create("clue", {"num_players": 3}, specs, None, run_id="t")
+    games = Schedule(tuple(s.label for s in specs), 3, 5).games(9)
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    for n, spec in enumerate(games):  # each note blames a seat the exiting agent does not hold
+        innocent = next(i for i, label in enumerate(spec.seats) if label != "exits")
+        (trace / str(10**6 + n)).write_text(f"{spec.game_id} {innocent} 3".ljust(40))
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", lambda **kw: contextlib.nullcontext(str(trace)))
+    rows = [r for game in run_games(BackendName.PROCESSES, setup, games, 2) for r in game]
+    crashed = [r for r in rows if r["failure"] == "crash" and r["forfeit"]]
+    assert crashed and all(r["agent"] == "exits" for r in crashed)
+
+
+def test_a_one_game_chunk_of_a_shared_pool_is_replayed_not_charged(tmp_path):
+    """When a pool breaks, every worker goes down: a one-game chunk that was just starting
+    (its note says setup) was a bystander, not the cause, so it is replayed."""
+    from deduce.apps.tournament.backends import _lost
+
+    specs = (AgentSpec("random"), AgentSpec("random", label="random2"))
+    spec = Schedule(tuple(s.label for s in specs), 2, 1).games(1)[0]
+    (tmp_path / "4242").write_text(f"{spec.game_id} -1 0".ljust(40))
+    assert _lost([spec], str(tmp_path), solo=False) == [(spec, None)]
+    (charged,) = _lost([spec], str(tmp_path), solo=True)
+    assert charged[0] == spec and charged[1] is not None and charged[1][0] == -1
+
+
 def test_chunks_follow_game_time():
     assert chunk_size(None, 100, 2) == 1  # nothing timed yet
     assert chunk_size(0.04, 1000, 2) == 50  # 2 s of 40 ms games
