@@ -40,6 +40,11 @@ class Arrangement(StrEnum):
 
     ROTATE = "rotate"  #: cyclic shifts: every agent in every seat once per round
     PERMUTATIONS = "permutations"  #: every distinct seat order
+    #: with fewer agents than seats, the agents go round the table in order starting with each
+    #: of them in turn (A B A and B A B), every rotation of each: every agent holds as many
+    #: seats as any other (``rotate`` would give A two seats of every A B A game); with enough
+    #: agents for every seat, the same as ``rotate``
+    ALTERNATE = "alternate"
 
 
 @dataclass(frozen=True)
@@ -157,10 +162,12 @@ class Schedule:
         k, n = len(self.labels), self.players
         if k >= n:
             groups: list[tuple[str, ...]] = list(itertools.combinations(self.labels, n))
+        elif self.arrangement is Arrangement.ALTERNATE:  # every agent starts the cycle once
+            groups = [tuple(self.labels[(start + i) % k] for i in range(n)) for start in range(k)]
         else:  # fewer agents than seats: agents take turns filling the extra seats
             groups = [tuple(self.labels[i % k] for i in range(n))]
         for group in groups:
-            if self.arrangement is Arrangement.ROTATE:
+            if self.arrangement is not Arrangement.PERMUTATIONS:
                 yield from (group[s:] + group[:s] for s in range(n))
             else:
                 yield from dict.fromkeys(itertools.permutations(group))  # distinct, in order
