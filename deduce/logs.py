@@ -21,7 +21,7 @@ from deduce.games.base import Game, LogFormat, Observation
 from deduce.games.registry import game_info, game_names
 from deduce.knowledge import Checker, KnowledgeBase
 
-__all__ = ["read_log", "load_log", "view_knowledge", "export_log", "LogReader", "event_text", "MAX_LOG_BYTES", "MAX_EVENTS"]
+__all__ = ["decode_log", "read_log", "load_log", "view_knowledge", "export_log", "LogReader", "event_text", "MAX_LOG_BYTES", "MAX_EVENTS"]
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 MAX_EVENTS = 100_000
@@ -60,7 +60,18 @@ def _read_bounded(path: Path, where: str) -> str:
         raise LogError(f"{where}: cannot read the log: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def _decode(source: LogSource) -> Mapping[str, Any]:
+def decode_log(source: LogSource) -> Mapping[str, Any]:
+    """A log's JSON object, read within bounds: a file of at most :data:`MAX_LOG_BYTES` (never
+    a FIFO or a device, which could block or never end), UTF-8 text, JSON that is an object,
+    nests no deeper than the parser can walk and holds no lone surrogate (which could not be
+    printed or saved again). ``source`` is a path, a JSON string (starting with ``{``) or an
+    already decoded mapping (returned as it is). Everything refused is one
+    :class:`~deduce.errors.LogError` naming the input.
+
+    Why public: every command that reads a log (``solve``, ``assist``'s resume) must refuse the
+    same hostile input the same way, before any game reads it; the game and its events are
+    checked later, by :func:`read_log`.
+    """
     if isinstance(source, Mapping):
         return source
     text: str
@@ -94,7 +105,7 @@ def _decode(source: LogSource) -> Mapping[str, Any]:
 
 def read_log(source: LogSource) -> tuple[Game, Observation]:
     """The game a log describes and the logging player's observation (``me``; a spectator if absent)."""
-    data = _decode(source)
+    data = decode_log(source)
     name = data.get("game")
     if not isinstance(name, str):
         raise LogError("log header: 'game' must name the game, e.g. \"clue\"")
@@ -117,7 +128,7 @@ def load_log(source: LogSource, check: Checker | None = None) -> KnowledgeBase:
     ``check`` is a solver (``solvers.get("cpsat")``, say) that proves each event consistent with
     the ones before it; without one only the core's cheap propagation runs.
     """
-    data = _decode(source)
+    data = decode_log(source)
     game, obs = read_log(data)
     raw_events = data.get("events", [])
     if not game_info(game.name).incremental:  # knowledge from the whole history: check growing prefixes

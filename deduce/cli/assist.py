@@ -166,7 +166,7 @@ def _run_locked(
     args: argparse.Namespace, adapter: GameAdapter, solver: Any, path: Path, config: dict[str, Any],
     stdin: TextIO | None, stdout: TextIO | None,
 ) -> int:
-    from deduce.logs import _decode as decode_log  # the bounded reader 'deduce solve' uses
+    from deduce.logs import decode_log  # the bounded reader 'deduce solve' uses
 
     game = adapter.game
     out = stdout or sys.stdout

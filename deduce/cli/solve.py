@@ -182,7 +182,7 @@ def _run(args: argparse.Namespace) -> int:
 
             raise LogError("standard input: a log must be a JSON object")
     if getattr(args, "config", None):
-        from deduce.logs import _decode as decode_log  # the bounded reader read_log uses
+        from deduce.logs import decode_log  # the bounded reader read_log uses
 
         source = with_config(decode_log(source), args.config)
     import solvers  # lazy: the other commands start without loading the backends

@@ -84,3 +84,24 @@ def test_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(fifo)
     run = solve(str(fifo))  # would block forever on open() before the fix
     assert run.returncode == 2 and "not a regular file" in run.stderr, run.stderr
+
+
+def test_decode_log_is_the_public_bounded_reader(tmp_path):
+    """``decode_log`` (what ``solve`` and ``assist``'s resume both read through) refuses what no
+    log reader should see, naming the input, and hands a mapping back as it is."""
+    from deduce.errors import LogError
+    from deduce.logs import decode_log
+
+    given = {"game": "clue"}
+    assert decode_log(given) is given
+    assert decode_log('{"game": "clue"}') == given
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"game": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(LogError, match=r"deep\.json: JSON nested too deeply"):
+        decode_log(deep)
+    with pytest.raises(LogError, match="not a regular file"):
+        decode_log("/dev/zero")
+    listed = tmp_path / "list.json"
+    listed.write_text("[1]")
+    with pytest.raises(LogError, match=r"list\.json: a log must be a JSON object, not list"):
+        decode_log(listed)
