@@ -23,50 +23,60 @@ and ``deductive`` elsewhere, nobody accusing, the own suggestions each seat need
 knowledge base settles the envelope.
 
 ``--seats N`` (default 300) plays enough rounds that each agent fills about N seats per matchup
-and player count; ``--players 3,4,6``, ``--workers`` (processes), ``--quick`` (about 30 seats),
-``--pairs "A/B;C/D"`` other matchups (an agent may carry parameters: ``infogain:leak_weight=1``),
-``--json`` prints the report as JSON, ``--log FILE`` appends each game as a JSON line as it
-ends and ``--summarise FILE`` prints the table of such a file. Games end without a winner
-after 300 turns.
+and player count; ``--players 3,4,6``, ``--quick`` (about 30 seats), ``--pairs "A/B;C/D"`` other
+matchups (an agent may carry parameters: ``infogain:leak_weight=1``), ``--json`` prints the
+report as JSON. Games end without a winner after 300 turns.
+
+Every table is a tournament (:mod:`benchmarks._experiment`): ``--backend serial|processes|ray``,
+``--workers``, ``--address`` (a Ray cluster) and ``--out DIR`` (saved as it plays; a rerun
+resumes and prints the same table). Win rates and their Wilson intervals, seconds per decision
+and, per pair matchup, the per-deal paired difference (bootstrap over deals, sign test) come
+from the tournament's rows and :mod:`deduce.apps.tournament.stats`. Turns to solve, bits per
+suggestion and infogain's scoring times are measured inside the game: on the first
+``--probe-games`` games of each table (default 30), replayed here from their seeds, checked to
+end as they did in the tournament.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import statistics
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import agents
 from agents.clue.questions import entropy_bits, joint_sets
-from deduce.apps.tournament.stats import wilson
+from benchmarks import _experiment as ex
+from deduce.apps.tournament import derive_seed, stats
 from deduce.games.clue.rules import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
-from deduce.play import GameRun, Step, play_game
+from deduce.play import Step, play_game
 
-__all__ = ["AGENTS", "PAIRS", "lineups", "pair_lineups", "play_one", "run", "summarise", "format_table", "main"]
+__all__ = ["AGENTS", "PAIRS", "cells", "probe", "run", "report", "format_table", "main"]
 
 AGENTS = ("random", "notebook", "deductive", "infogain")
 PAIRS = (("infogain", "deductive"), ("deductive", "notebook"), ("notebook", "random"))
 MAX_TURNS = 300
+#: games of each table replayed here to measure what a row cannot carry
+PROBE_GAMES = 30
 
 
-def lineups(players: int, names: Sequence[str] = AGENTS) -> list[tuple[str, ...]]:
-    """Seat lineups that give every agent the same opposition (before rotation)."""
-    if players < len(names):
-        return list(itertools.combinations(names, players))
-    if players == len(names):
-        return [tuple(names)]
-    extra = players - len(names)
-    return [tuple(names) + pair for pair in itertools.combinations(names, extra)]
-
-
-def pair_lineups(players: int, a: str, b: str) -> list[tuple[str, ...]]:
-    """A and B alternating round the table, starting with either."""
-    return [tuple((x, y)[i % 2] for i in range(players)) for x, y in ((a, b), (b, a))]
+def cells(players_list: Sequence[int], seats: int, seed: int = 0, mode: str = "pairs",
+          pairs: Sequence[tuple[str, str]] = PAIRS) -> list[ex.Cell]:
+    """The tables: per matchup (a pair, or all of :data:`AGENTS` mixed) and player count, whole
+    rounds (every lineup, every rotation, one duplicate deal per round) giving every agent at
+    least ``seats`` seats. A player count's tables share their deals (the seed is the root's
+    and the player count's)."""
+    matchups = [(f"{a}-{b}", (a, b)) for a, b in pairs] if mode == "pairs" else [("mixed", AGENTS)]
+    out = []
+    for tag, names in matchups:
+        for players in players_list:
+            cell = ex.Cell.create(f"{tag}-{players}p", "clue", [ex.agent(n) for n in names], players, 0,
+                                  derive_seed(seed, 7, players), {"max_turns": MAX_TURNS})
+            out.append(replace(cell, games=ex.rounds_for(cell, seats)))
+    return out
 
 
 def _agent(spec: str) -> Any:
@@ -91,37 +101,101 @@ def _envelope_entropy(game: ClueGame, obs: Any) -> float:
     return entropy_bits(got.values())
 
 
-def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
-    """One game; per seat: won, own turns, realised bits per own suggestion, scoring times."""
-    game = ClueGame(num_players=players, max_turns=MAX_TURNS)
-    team = [_agent(name) for name in seats]
-    turns = [0] * players
-    bits: list[list[float]] = [[] for _ in range(players)]
-    pending: list[tuple[int, float]] = []  # the suggestion awaiting its answer: (seat, entropy before)
+def probe(cell: ex.Cell, game_id: int) -> dict[str, Any]:
+    """Game ``game_id`` of ``cell`` replayed here with hooks: per seat its own suggestions,
+    the realised bits of each (the fall of the envelope entropy in its own knowledge base from
+    just before it to just after the answer), and infogain's scoring times; ``winners`` to check
+    it ended as in the tournament."""
+    seen: dict[str, Any] = {}
 
-    def answered(state: Any, seat: int, obs: Any) -> None:
-        if pending and state.phase == "after" and seat == pending[0][0]:
-            bits[seat].append(pending.pop()[1] - _envelope_entropy(game, obs))
+    def hooks(game: Any, team: list[Any]) -> dict[str, Any]:
+        n = len(team)
+        turns, bits = [0] * n, [[] for _ in range(n)]
+        pending: list[tuple[int, float]] = []  # the suggestion awaiting its answer: (seat, entropy before)
+        seen.update(turns=turns, bits=bits)
 
-    def suggested(step: Step) -> None:
-        if isinstance(step.action, Suggest):
-            turns[step.seat] += 1
-            pending[:] = [(step.seat, _envelope_entropy(game, step.observation))]
+        def answered(state: Any, seat: int, obs: Any) -> None:
+            if pending and state.phase == "after" and seat == pending[0][0]:
+                bits[seat].append(pending.pop()[1] - _envelope_entropy(game, obs))
 
-    run = GameRun(game, team, seed, before_act=answered, on_action=suggested, errors="raise")
-    for _ in run:
-        pass
-    state = run.state
-    timings = [t for a in team for _, t, _ in getattr(a, "scoring_log", [])]
-    return {
-        "players": players,
-        "seats": list(seats),
-        "winner": state.winner,
-        "turns": turns,
-        "bits": bits,
-        "scoring_seconds": timings,
-        "game_turns": state.turns,
-    }
+        def suggested(step: Step) -> None:
+            if isinstance(step.action, Suggest):
+                turns[step.seat] += 1
+                pending[:] = [(step.seat, _envelope_entropy(game, step.observation))]
+
+        return {"before_act": answered, "on_action": suggested}
+
+    record, team = ex.replay(cell, game_id, hooks)
+    scoring = [t for a in team for _, t, _ in getattr(a, "scoring_log", [])]
+    return {"game_id": game_id, "winners": list(record.winners), "turns": seen["turns"], "bits": seen["bits"],
+            "scoring_seconds": scoring}
+
+
+def run(table_cells: Sequence[ex.Cell], options: ex.RunOptions = ex.SERIAL, probe_games: int = PROBE_GAMES,
+        progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Play every table on ``options``' backend (resuming ``options.out``), probe the first
+    ``probe_games`` games of each here, and return :func:`report`."""
+    tables = ex.run_cells(table_cells, options, progress)
+    probes = {c.name: [probe(c, g) for g in range(min(probe_games, c.games))] for c in table_cells}
+    return report(table_cells, tables, probes)
+
+
+def _label_names(cell: ex.Cell) -> dict[str, str]:
+    return {s.label: (s.name if not s.params else s.name + ":" + ",".join(f"{k}={v}" for k, v in s.params))
+            for s in cell.agents}
+
+
+def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[str, list[dict[str, Any]]],
+           seed: int = 0) -> dict[str, Any]:
+    """Per (table, agent): seats, wins, win rate with its Wilson interval and seconds per
+    decision (the tournament's rows, :func:`deduce.apps.tournament.stats.agent_table`); turns to
+    solve and bits per suggestion (the probed games); per pair table the per-deal paired
+    difference of scores (1 for the winner, else 0), first agent minus second."""
+    rows, paired, scoring, no_winner, differed = [], [], {}, {}, 0
+    for cell in table_cells:
+        games = tables[cell.name]
+        names = _label_names(cell)
+        tag = cell.name.rsplit("-", 1)[0]
+        table = stats.agent_table(games, seed=seed).set_index("agent")
+        seats_of = {}
+        for g in probes.get(cell.name, []):
+            spec = cell.tournament().schedule[g["game_id"]]
+            won = games[(games["game_id"] == g["game_id"]) & games["win"]]["seat"].tolist()
+            differed += sorted(won) != sorted(g["winners"])
+            for seat, label in enumerate(spec.seats):
+                entry = seats_of.setdefault(label, {"solve": [], "bits": []})
+                entry["bits"].extend(g["bits"][seat])
+                if seat in g["winners"]:
+                    entry["solve"].append(g["turns"][seat])
+            scoring.setdefault(cell.players, []).extend(g["scoring_seconds"])
+        for s in cell.agents:
+            r = table.loc[s.label]
+            probe_rows = seats_of.get(s.label, {"solve": [], "bits": []})
+            rows.append({
+                "matchup": tag, "players": cell.players, "agent": names[s.label], "seats": int(r.seats),
+                "wins": int(r.wins), "win_rate": float(r.win_rate), "ci95": [float(r.win_lo), float(r.win_hi)],
+                "ms_per_decision": 1000 * float(r.sec_per_move), "forfeits": int(r.forfeits),
+                "turns_to_solve": statistics.mean(probe_rows["solve"]) if probe_rows["solve"] else None,
+                "bits_per_suggestion": statistics.mean(probe_rows["bits"]) if probe_rows["bits"] else None,
+                "suggestions": len(probe_rows["bits"]), "probed_games": len(probes.get(cell.name, [])),
+            })
+        if len(cell.agents) == 2:
+            a, b = (s.label for s in cell.agents)
+            p = ex.paired(games, a, b, seed=seed)
+            paired.append({"matchup": tag, "players": cell.players, "agents": [names[a], names[b]], "deals": p["n"],
+                           "mean_diff": p["mean"], "ci95": [p["lo"], p["hi"]], "ahead": p["ahead"],
+                           "behind": p["behind"], "sign_p": p["sign_p"], "wilcoxon_p": p["wilcoxon_p"]})
+        gamewin = games.groupby("game_id")["win"].any()
+        no_winner[cell.players] = no_winner.get(cell.players, 0) + int((~gamewin).sum())
+    infogain = {p: {"moves": len(ts), "median_ms": 1000 * statistics.median(ts) if ts else None,
+                    "max_ms": 1000 * max(ts) if ts else None} for p, ts in sorted(scoring.items())}
+    total = sum(int(t["game_id"].nunique()) for t in tables.values())
+    return {"games": total, "rows": rows, "paired": paired, "no_winner": no_winner, "infogain_scoring": infogain,
+            "probes_differing": differed}
+
+
+#: report fields measured by the clock (they differ between two runs of one seed)
+TIMING_FIELDS = ("ms_per_decision", "infogain_scoring")
 
 
 class _NoAccusing:
@@ -184,116 +258,36 @@ def _own_turns_to_certainty(players: int, spec: str, seed: int, max_turns: int, 
     return done
 
 
-def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:
-    return play_one(*args)
-
-
-def run(players_list: Sequence[int], seats_wanted: int, seed: int = 0, workers: int = 2, mode: str = "pairs",
-        progress: Callable[[str], Any] | None = None, log: str | None = None,
-        pairs: Sequence[tuple[str, str]] = PAIRS) -> dict[str, Any]:
-    """Play every lineup of every matchup in every rotation, enough rounds for ``seats_wanted``."""
-    jobs = []
-    tags = []
-    matchups = [(f"{a}-{b}", pair_lineups) for a, b in pairs] if mode == "pairs" else [("mixed", None)]
-    for mi, (tag, _) in enumerate(matchups):
-        for players in players_list:
-            if mode == "pairs":
-                a, b = pairs[mi]
-                ups = pair_lineups(players, a, b)
-            else:
-                ups = lineups(players)
-            per_round = min(sum(lu.count(n) for lu in ups) * players for n in set(ups[0]))
-            rounds = max(1, -(-seats_wanted // per_round))
-            for r in range(rounds):
-                for lineup in ups:
-                    for shift in range(players):
-                        seats = lineup[shift:] + lineup[:shift]
-                        jobs.append((players, seats, seed * 1_000_003 + mi * 7_919 + players * 10_007 + r * 101 + shift))
-                        tags.append(tag)
-    results = []
-    sink = open(log, "a") if log else None  # noqa: SIM115 - one line per game as it ends
-    try:
-        games = (
-            ProcessPoolExecutor(workers).map(_job, jobs, chunksize=1) if workers > 1 else map(_job, jobs)
-        )
-        for i, (res, tag) in enumerate(zip(games, tags, strict=True)):
-            res["matchup"] = tag
-            results.append(res)
-            if sink:
-                sink.write(json.dumps(res) + "\n")
-                sink.flush()
-            if progress and i % 20 == 0:
-                progress(f"{i + 1}/{len(jobs)} games")
-    finally:
-        if sink:
-            sink.close()
-    return summarise(results)
-
-
-def summarise(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per (matchup, players, agent): seats, wins, Wilson CI, turns to solve, bits per suggestion."""
-    rows = []
-    timing: dict[int, list[float]] = {}
-    for players in sorted({r["players"] for r in results}):
-        timing[players] = [t for g in results if g["players"] == players for t in g["scoring_seconds"]]
-    for tag, players in sorted({(r.get("matchup", "mixed"), r["players"]) for r in results}, key=lambda x: (x[1], x[0])):
-        games = [r for r in results if r["players"] == players and r.get("matchup", "mixed") == tag]
-        names = list(AGENTS) + sorted({s for g in games for s in g["seats"]} - set(AGENTS))
-        for name in names:
-            seats = wins = 0
-            solve: list[int] = []
-            bits: list[float] = []
-            for g in games:
-                for i, s in enumerate(g["seats"]):
-                    if s != name:
-                        continue
-                    seats += 1
-                    bits.extend(g["bits"][i])
-                    if g["winner"] == i:
-                        wins += 1
-                        solve.append(g["turns"][i])
-            if not seats:
-                continue
-            lo, hi = wilson(wins, seats)
-            rows.append({
-                "matchup": tag,
-                "players": players,
-                "agent": name,
-                "seats": seats,
-                "wins": wins,
-                "win_rate": wins / seats,
-                "ci95": [lo, hi],
-                "turns_to_solve": statistics.mean(solve) if solve else None,
-                "bits_per_suggestion": statistics.mean(bits) if bits else None,
-                "suggestions": len(bits),
-            })
-    no_winner = {p: sum(1 for r in results if r["players"] == p and r["winner"] is None) for p in timing}
-    scoring = {
-        p: {"moves": len(ts), "median_ms": 1000 * statistics.median(ts) if ts else None,
-            "max_ms": 1000 * max(ts) if ts else None}
-        for p, ts in timing.items()
-    }
-    return {"games": len(results), "rows": rows, "no_winner": no_winner, "infogain_scoring": scoring}
-
-
 def _f(v: float | None, spec: str) -> str:
     return "—" if v is None else format(v, spec)
 
 
 def format_table(report: dict[str, Any]) -> str:
-    head = f"{'matchup':20} {'players':>7} {'agent':10} {'seats':>6} {'wins':>5} {'win rate':>8} {'95% CI':>15} {'turns to solve':>14} {'bits/sugg':>9}"
+    head = (f"{'matchup':20} {'players':>7} {'agent':10} {'seats':>6} {'wins':>5} {'win rate':>8} {'95% CI':>15} "
+            f"{'turns to solve':>14} {'bits/sugg':>9} {'ms/move':>8}")
     lines = [f"{report['games']} games", head, "-" * len(head)]
     for r in report["rows"]:
         ci = f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
         lines.append(
-            f"{r['matchup']:20} {r['players']:>7} {r['agent']:10} {r['seats']:>6} {r['wins']:>5} {r['win_rate']:>8.3f} {ci:>15} "
-            f"{_f(r['turns_to_solve'], '.1f'):>14} {_f(r['bits_per_suggestion'], '.3f'):>9}"
+            f"{r['matchup']:20} {r['players']:>7} {r['agent']:10} {r['seats']:>6} {r['wins']:>5} {r['win_rate']:>8.3f} "
+            f"{ci:>15} {_f(r['turns_to_solve'], '.1f'):>14} {_f(r['bits_per_suggestion'], '.3f'):>9} "
+            f"{_f(r.get('ms_per_decision'), '.1f'):>8}"
         )
+    probed = sorted({r["probed_games"] for r in report["rows"]})
+    lines.append(f"(turns to solve and bits/sugg: from the first {', '.join(map(str, probed))} games of each table, "
+                 f"replayed; {report['probes_differing']} replays ended otherwise than in the tournament)")
+    if report["paired"]:
+        lines += ["", "per deal (first agent minus second, win rate per seat; deals are the independent unit):"]
+        for p in report["paired"]:
+            ci = "[—]" if p["deals"] < 2 else f"[{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}]"
+            lines.append(f"{p['agents'][0]} minus {p['agents'][1]}, {p['players']} players: {p['deals']} deals, "
+                         f"difference {p['mean_diff']:+.3f} {ci}; ahead on {p['ahead']}, behind on {p['behind']}; "
+                         f"sign test p = {p['sign_p']:.2g}")
     lines.append("")
-    for p, s in report["infogain_scoring"].items():
+    for p, s in report.get("infogain_scoring", {}).items():
         lines.append(
             f"{p} players: infogain scored all suggestions {s['moves']} times: median {_f(s['median_ms'], '.1f')} ms, "
-            f"max {_f(s['max_ms'], '.1f')} ms; games without a winner: {report['no_winner'][p]}"
+            f"max {_f(s['max_ms'], '.1f')} ms; games without a winner: {report['no_winner'].get(p, 0)}"
         )
     return "\n".join(lines)
 
@@ -304,35 +298,34 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -
     parser.add_argument("--mode", choices=("pairs", "mixed"), default="pairs")
     parser.add_argument("--pairs", default="", help="matchups A/B;C/D (agents as name or name:key=value,...)")
     parser.add_argument("--players", default="3,4,6")
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--quick", action="store_true", help="one round per lineup")
+    parser.add_argument("--quick", action="store_true", help="about 30 seats per agent and table")
+    parser.add_argument("--probe-games", type=int, default=PROBE_GAMES,
+                        help=f"games per table replayed for turns to solve and bits (default {PROBE_GAMES})")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--log", metavar="FILE", help="append every game as a JSON line as it ends")
-    parser.add_argument("--summarise", metavar="FILE", help="only print the table of a --log file")
     parser.add_argument("--solo", metavar="AGENTS", help="comma-separated agents: own suggestions to certainty "
                         "(nobody accuses), --seats games each")
+    ex.add_run_options(parser)
     args = parser.parse_args(argv)
-    if args.solo:
-        rows = [solo_speed(int(p), spec, args.seats, args.seed)
-                for p in args.players.split(",") if p for spec in args.solo.split(",")]
-        for r in rows:
-            out(json.dumps(r) if args.json else
-                f"{r['players']} players {r['agent']:28} own suggestions to certainty {_f(r['own_turns'], '.2f')}, "
-                f"deductive opponents {_f(r['opponents_turns'], '.2f')} ({r['games']} deals, {r['unsettled']} unsettled)")
+
+    def go() -> int:
+        if args.solo:
+            rows = [solo_speed(int(p), spec, args.seats, args.seed)
+                    for p in args.players.split(",") if p for spec in args.solo.split(",")]
+            for r in rows:
+                out(json.dumps(r) if args.json else
+                    f"{r['players']} players {r['agent']:28} own suggestions to certainty {_f(r['own_turns'], '.2f')}, "
+                    f"deductive opponents {_f(r['opponents_turns'], '.2f')} ({r['games']} deals, {r['unsettled']} unsettled)")
+            return 0
+        seats = 30 if args.quick else args.seats
+        players = [int(p) for p in args.players.split(",") if p]
+        pairs = [tuple(m.split("/")) for m in args.pairs.split(";") if m] or PAIRS
+        table_cells = cells(players, seats, args.seed, args.mode, pairs)  # type: ignore[arg-type]
+        result = run(table_cells, ex.run_options(args), args.probe_games, progress=lambda m: print(m, file=sys.stderr))
+        out(json.dumps(result, indent=2) if args.json else format_table(result))
         return 0
-    if args.summarise:
-        with open(args.summarise) as fh:
-            report = summarise([json.loads(line) for line in fh if line.strip()])
-        out(json.dumps(report, indent=2) if args.json else format_table(report))
-        return 0
-    seats = 30 if args.quick else args.seats
-    players = [int(p) for p in args.players.split(",") if p]
-    pairs = [tuple(m.split("/")) for m in args.pairs.split(";") if m] or PAIRS
-    report = run(players, seats, args.seed, args.workers, args.mode, progress=lambda m: print(m, file=sys.stderr),
-                 log=args.log, pairs=pairs)  # type: ignore[arg-type]
-    out(json.dumps(report, indent=2) if args.json else format_table(report))
-    return 0
+
+    return ex.guarded(go, "benchmarks.agents")
 
 
 if __name__ == "__main__":

@@ -3,210 +3,130 @@
 ``python -m benchmarks.search_agents --vs infogain --players 3,4 --seats 100`` plays seeded
 classic-deck Clue: ``--mode pairs`` (default) seats the agent under test and each ``--vs``
 opponent alternately round the table, in both orders and every rotation; ``--mode mixed``
-seats the agent and every ``--vs`` opponent (benchmarks.agents.lineups) in every rotation.
-Duplicate deals: each round's deal is played by every lineup in every rotation (so every
-agent holds every hand of it), and the same rounds are dealt to every matchup.
-Agents are specs ``name`` or ``name:key=value,key=value`` (values parsed as Python literals),
-e.g. ``lookahead:gamble=False`` for an ablation; ``--agent`` may be repeated.
+seats the agent and every ``--vs`` opponent together in every rotation. Duplicate deals: each
+round's deal is played by every lineup in every rotation (so every agent holds every hand of
+it), and the same rounds are dealt to every matchup of a player count. Agents are specs
+``name`` or ``name:key=value,key=value`` (typed by the agent), e.g. ``lookahead:gamble=False``
+for an ablation; ``--agent`` may be repeated.
 
+Every table is a tournament (:mod:`benchmarks._experiment`): ``--backend serial|processes|ray``,
+``--workers``, ``--address`` (a Ray cluster) and ``--out DIR`` (saved as it plays; a rerun
+resumes and prints the same table; ``tournament.json`` records the versions that played).
 Prints, per (matchup, players, agent spec): seats, wins, win rate with a Wilson 95% interval,
-and per two-agent matchup the per-deal paired difference (mean, 95% interval over deals, sign test),
-gambles (accusations made while not certain) and how many were right, and the median / max
-seconds per decision of every search agent's seat. ``--log FILE`` appends one JSON line per
-game (with a fingerprint of each agent's source file, since agents change while long runs go
-on); ``--summarise FILE [--by-version]`` prints the table of such a log, split by those
-fingerprints when asked. Search agents honour a deadline, so their results depend on the
-machine's load.
+mean and worst per-game milliseconds per decision, and per two-agent matchup the per-deal
+paired difference (mean, bootstrap 95% interval over deals, sign test), all from the
+tournament's rows and :mod:`deduce.apps.tournament.stats`. Gambles (accusations made while
+not certain) and how many were right are the agents' own logs, read on the first
+``--probe-games`` games of each table replayed here. Search agents honour a deadline, so their
+results depend on the machine's load (and a replay may play otherwise).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
-import hashlib
-import inspect
 import json
-import statistics
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from typing import Any
 
-import agents
-from agents.base import Agent
-from benchmarks.agents import lineups, pair_lineups
-from deduce.apps.tournament.stats import paired_difference, sign_test, wilson
-from deduce.games.clue.rules import Accusation, ClueGame
-from deduce.play import GameRun
+from benchmarks import _experiment as ex
+from deduce.apps.tournament import derive_seed, stats
+from deduce.games.clue.rules import Accusation
 
-__all__ = ["parse_spec", "build", "play_one", "run", "summarise", "paired_by_deal", "sign_test", "format_table", "main"]
+__all__ = ["cells", "probe", "run", "report", "format_table", "main", "TIMING_FIELDS"]
 
 MAX_TURNS = 300
+#: games of each table replayed here to read the agents' gamble logs
+PROBE_GAMES = 10
+#: report fields measured by the clock (they differ between two runs of one seed)
+TIMING_FIELDS = ("median_ms", "max_ms")
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"lookahead:gamble=False,rate=2"`` -> ``("lookahead", {"gamble": False, "rate": 2})``."""
-    name, _, rest = spec.partition(":")
-    params: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
-        key, _, value = item.partition("=")
-        try:
-            params[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            params[key.strip()] = value.strip()
-    return name, params
-
-
-def build(spec: str) -> Agent:
-    """A fresh agent from a spec (search agents registered for Clue at run time)."""
-    name, params = parse_spec(spec)
-    return agents.get(name, game="clue", **params)
-
-
-def play_one(players: int, seats: Sequence[str], seed: int) -> dict[str, Any]:
-    """One game; per seat: gambles made and won, decision times of search agents."""
-    game = ClueGame(num_players=players, max_turns=MAX_TURNS)
-    team = [build(spec) for spec in seats]
-    run = GameRun(game, team, seed, errors="raise")
-    for _ in run:
-        pass
-    state = run.state
-    wrong = {e.by for e in state.views(None) if isinstance(e, Accusation) and not e.correct}
-    gambles = [len(getattr(a, "gambles", [])) for a in team]
-    gamble_wins = [int(g > 0 and state.winner == i and i not in wrong) for i, g in enumerate(gambles)]
-    return {
-        "players": players,
-        "seed": seed,
-        "seats": list(seats),
-        "winner": state.winner,
-        "game_turns": state.turns,
-        "gambles": gambles,
-        "gamble_wins": gamble_wins,
-        "times": [[t for _, _, t in getattr(a, "timing", [])] for a in team],
-        # which version of each agent's source played: other engineers change agents while
-        # long runs go on
-        "versions": {spec: _defaults(a) for spec, a in zip(seats, team, strict=True)},
-    }
-
-
-def _defaults(agent: Agent) -> str:
-    """A short fingerprint of the source file defining the agent's class."""
-    with open(inspect.getfile(type(agent)), "rb") as fh:
-        return hashlib.sha1(fh.read()).hexdigest()[:8]
-
-
-def _deal_seed(seed: int, players: int, r: int) -> int:
-    return seed * 1_000_003 + players * 10_007 + r * 101
-
-
-def _job(args: tuple[int, tuple[str, ...], int]) -> dict[str, Any]:
-    return play_one(*args)
-
-
-def run(agent_specs: Sequence[str], vs: Sequence[str], players_list: Sequence[int], seats_wanted: int,
-        seed: int = 0, workers: int = 2, mode: str = "pairs", log: str | None = None,
-        progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
-    """Play every matchup in every rotation, enough rounds for ``seats_wanted`` seats each."""
-    jobs: list[tuple[int, tuple[str, ...], int]] = []
-    tags: list[str] = []
+def cells(agent_specs: Sequence[str], vs: Sequence[str], players_list: Sequence[int], seats: int, seed: int = 0,
+          mode: str = "pairs") -> list[ex.Cell]:
+    """One table per matchup and player count, whole rounds giving every agent at least
+    ``seats`` seats; the tables of one player count share their deals."""
     if mode == "pairs":
         matchups = [(f"{a} vs {b}", (a, b)) for a in agent_specs for b in vs]
     else:
         matchups = [(f"{a} mixed", (a, *vs)) for a in agent_specs]
+    out = []
     for tag, names in matchups:
         for players in players_list:
-            ups = pair_lineups(players, *names) if mode == "pairs" else lineups(players, names)
-            per_round = min(sum(lu.count(n) for lu in ups) * players for n in set(names))
-            rounds = max(1, -(-seats_wanted // per_round))
-            for r in range(rounds):
-                for lineup in ups:
-                    for shift in range(players):
-                        # duplicate deals: round r's deal is played by every lineup in every
-                        # rotation, and by every matchup (paired comparisons across ablations)
-                        jobs.append((players, lineup[shift:] + lineup[:shift], _deal_seed(seed, players, r)))
-                        tags.append(tag)
-    results = []
-    sink = open(log, "a") if log else None  # noqa: SIM115 - one line per game as it ends
-    try:
-        games = ProcessPoolExecutor(workers).map(_job, jobs, chunksize=1) if workers > 1 else map(_job, jobs)
-        for i, (res, tag) in enumerate(zip(games, tags, strict=True)):
-            res["matchup"] = tag
-            results.append(res)
-            if sink:
-                sink.write(json.dumps(res) + "\n")
-                sink.flush()
-            if progress and i % 20 == 0:
-                progress(f"{i + 1}/{len(jobs)} games")
-    finally:
-        if sink:
-            sink.close()
-    return summarise(results)
-
-
-def summarise(results: Sequence[dict[str, Any]], by_version: bool = False) -> dict[str, Any]:
-    """Per (matchup, players, spec): seats, wins, Wilson CI, gambles, decision times; with
-    ``by_version``, per version of the agents' sources too (the matchup gets a suffix)."""
-    if by_version:
-        results = [{**r, "matchup": r["matchup"] + " @" + ",".join(sorted(set(r.get("versions", {}).values())))}
-                   for r in results]
-    rows = []
-    for tag, players in sorted({(r["matchup"], r["players"]) for r in results}, key=lambda x: (x[1], x[0])):
-        games = [r for r in results if r["players"] == players and r["matchup"] == tag]
-        for spec in dict.fromkeys(s for g in games for s in g["seats"]):
-            seats = wins = gambles = gamble_wins = 0
-            times: list[float] = []
-            for g in games:
-                for i, s in enumerate(g["seats"]):
-                    if s == spec:
-                        seats += 1
-                        wins += int(g["winner"] == i)
-                        gambles += g["gambles"][i]
-                        gamble_wins += g["gamble_wins"][i]
-                        times += g["times"][i]
-            lo, hi = wilson(wins, seats)
-            rows.append({
-                "matchup": tag, "players": players, "agent": spec, "seats": seats, "wins": wins,
-                "win_rate": wins / seats, "ci95": [lo, hi], "gambles": gambles, "gamble_wins": gamble_wins,
-                "median_ms": 1000 * statistics.median(times) if times else None,
-                "max_ms": 1000 * max(times) if times else None,
-            })
-    no_winner = sum(1 for r in results if r["winner"] is None)
-    return {"games": len(results), "rows": rows, "no_winner": no_winner, "paired": paired_by_deal(results)}
-
-
-def paired_by_deal(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per two-agent (matchup, players): the per-deal difference in win rate per seat (first
-    agent minus second), its mean with a bootstrap 95% interval over deals, how many deals each
-    agent won more games on, and the two-sided sign-test p-value (the tournament's
-    ``paired_difference``). Games of one deal are correlated (every seating plays it), so the
-    deal, not the seat, is the independent unit."""
-    out = []
-    for tag, players in sorted({(r["matchup"], r["players"]) for r in results if "seed" in r}, key=lambda x: (x[1], x[0])):
-        games = [r for r in results if r["players"] == players and r["matchup"] == tag and "seed" in r]
-        specs = list(dict.fromkeys(s for g in games for s in g["seats"]))
-        if len(specs) != 2:
-            continue
-        named = tag.split(" vs ")
-        if sorted(named) == sorted(specs):
-            specs = named  # the difference is the matchup's first agent minus its second
-        by_deal: dict[int, list[dict[str, Any]]] = {}
-        for g in games:
-            by_deal.setdefault(g["seed"], []).append(g)
-        diffs = []
-        for deal in by_deal.values():
-            rate = []
-            for spec in specs:
-                seats = sum(g["seats"].count(spec) for g in deal)
-                wins = sum(1 for g in deal if g["winner"] is not None and g["seats"][g["winner"]] == spec)
-                rate.append(wins / seats if seats else 0.0)
-            diffs.append(rate[0] - rate[1])
-        paired = paired_difference(diffs, seed=0)
-        out.append({
-            "matchup": tag, "players": players, "agents": specs, "deals": paired["n"], "mean_diff": paired["mean"],
-            "ci95": [paired["lo"], paired["hi"]] if paired["n"] > 1 else None,
-            "ahead": paired["ahead"], "behind": paired["behind"], "sign_p": paired["sign_p"],
-        })
+            cell = ex.Cell.create(f"{tag} @{players}p", "clue", [ex.agent(n) for n in names], players, 0,
+                                  derive_seed(seed, 7, players), {"max_turns": MAX_TURNS})
+            out.append(replace(cell, games=ex.rounds_for(cell, seats)))
     return out
+
+
+def probe(cell: ex.Cell, game_id: int) -> dict[str, Any]:
+    """Game ``game_id`` replayed here: per seat the gambles its agent logged and whether one won."""
+    last: list[Any] = []
+
+    def hooks(game: Any, team: list[Any]) -> dict[str, Any]:
+        return {"on_action": lambda step: last[:1].clear() or last.append(step.state)}
+
+    record, team = ex.replay(cell, game_id, hooks)
+    wrong = {e.by for e in last[0].views(None) if isinstance(e, Accusation) and not e.correct} if last else set()
+    gambles = [len(getattr(a, "gambles", [])) for a in team]
+    won = [int(g > 0 and i in record.winners and i not in wrong) for i, g in enumerate(gambles)]
+    return {"game_id": game_id, "winners": list(record.winners), "gambles": gambles, "gamble_wins": won}
+
+
+def run(table_cells: Sequence[ex.Cell], options: ex.RunOptions = ex.SERIAL, probe_games: int = PROBE_GAMES,
+        progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Play every table on ``options``' backend (resuming ``options.out``), probe the first
+    ``probe_games`` games of each here, and return :func:`report`."""
+    tables = ex.run_cells(table_cells, options, progress)
+    probes = {c.name: [probe(c, g) for g in range(min(probe_games, c.games))] for c in table_cells}
+    return report(table_cells, tables, probes)
+
+
+def _spec_text(spec: Any) -> str:
+    return spec.name if not spec.params else spec.name + ":" + ",".join(f"{k}={v}" for k, v in spec.params)
+
+
+def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[str, list[dict[str, Any]]],
+           seed: int = 0) -> dict[str, Any]:
+    """Per (matchup, players, spec): seats, wins, Wilson interval, milliseconds per decision,
+    gambles; per two-agent matchup the per-deal paired difference, first agent minus second."""
+    rows, paired, no_winner, differed = [], [], 0, 0
+    for cell in table_cells:
+        games = tables[cell.name]
+        tag = cell.name.rsplit(" @", 1)[0]
+        table = stats.agent_table(games, seed=seed).set_index("agent")
+        per_game = games.assign(ms=1000 * games["decision_seconds"] / games["decisions"].clip(lower=1))
+        schedule = cell.tournament().schedule
+        gambled: dict[str, list[int]] = {}
+        for g in probes.get(cell.name, []):
+            won = games[(games["game_id"] == g["game_id"]) & games["win"]]["seat"].tolist()
+            differed += sorted(won) != sorted(g["winners"])
+            for seat, label in enumerate(schedule[g["game_id"]].seats):
+                entry = gambled.setdefault(label, [0, 0])
+                entry[0] += g["gambles"][seat]
+                entry[1] += g["gamble_wins"][seat]
+        for s in cell.agents:
+            r = table.loc[s.label]
+            mine = per_game[per_game["agent"] == s.label]["ms"]
+            gambles, gamble_wins = gambled.get(s.label, [0, 0])
+            rows.append({"matchup": tag, "players": cell.players, "agent": _spec_text(s), "seats": int(r.seats),
+                         "wins": int(r.wins), "win_rate": float(r.win_rate),
+                         "ci95": [float(r.win_lo), float(r.win_hi)], "forfeits": int(r.forfeits),
+                         "gambles": gambles, "gamble_wins": gamble_wins,
+                         "probed_games": len(probes.get(cell.name, [])),
+                         "median_ms": float(mine.median()) if len(mine) else None,
+                         "max_ms": float(mine.max()) if len(mine) else None})
+        if len(cell.agents) == 2:
+            a, b = cell.agents
+            p = ex.paired(games, a.label, b.label, seed=seed)
+            paired.append({"matchup": tag, "players": cell.players, "agents": [_spec_text(a), _spec_text(b)],
+                           "deals": p["n"], "mean_diff": p["mean"],
+                           "ci95": [p["lo"], p["hi"]] if p["n"] > 1 else None, "ahead": p["ahead"],
+                           "behind": p["behind"], "sign_p": p["sign_p"], "wilcoxon_p": p["wilcoxon_p"]})
+        no_winner += int((~games.groupby("game_id")["win"].any()).sum())
+    total = sum(int(t["game_id"].nunique()) for t in tables.values())
+    return {"games": total, "rows": rows, "no_winner": no_winner, "paired": paired, "probes_differing": differed}
 
 
 def format_table(report: dict[str, Any]) -> str:
@@ -220,6 +140,10 @@ def format_table(report: dict[str, Any]) -> str:
         gam = f"{r['gamble_wins']}/{r['gambles']}" if r["gambles"] else "—"
         lines.append(f"{r['matchup'][:40]:40} {r['players']:>2} {r['agent'][:28]:28} {r['seats']:>5} {r['wins']:>4} "
                      f"{r['win_rate']:>6.3f} {ci:>15} {gam:>9} {med:>7} {mx:>7}")
+    probed = sorted({r["probed_games"] for r in report["rows"]})
+    lines.append(f"(ms: per-game mean ms per decision, median and worst over seats; gambles right/made on the "
+                 f"first {', '.join(map(str, probed))} games of each table, replayed; {report['probes_differing']} "
+                 "replays ended otherwise than in the tournament)")
     if report.get("paired"):
         lines += ["", "per deal (first agent minus second, win rate per seat; deals are the independent unit):"]
         for p in report["paired"]:
@@ -235,26 +159,26 @@ def format_table(report: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.search_agents", description=__doc__.split("\n")[0])
     parser.add_argument("--agent", action="append", help="agent spec under test (repeatable; default lookahead)")
-    parser.add_argument("--vs", default="infogain", help="comma-separated opponent names")
+    parser.add_argument("--vs", default="infogain", help="comma-separated opponent specs (';' when specs hold commas)")
     parser.add_argument("--mode", choices=("pairs", "mixed"), default="pairs")
     parser.add_argument("--players", default="3,4")
     parser.add_argument("--seats", type=int, default=100)
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--probe-games", type=int, default=PROBE_GAMES,
+                        help=f"games per table replayed for the gamble logs (default {PROBE_GAMES})")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--log", metavar="FILE")
-    parser.add_argument("--summarise", metavar="FILE", help="only print the table of a --log file")
-    parser.add_argument("--by-version", action="store_true", help="with --summarise: split rows by agent source version")
+    ex.add_run_options(parser)
     args = parser.parse_args(argv)
-    if args.summarise:
-        with open(args.summarise) as fh:
-            report = summarise([json.loads(line) for line in fh if line.strip()], args.by_version)
-    else:
-        report = run(args.agent or ["lookahead"], args.vs.split(";") if ";" in args.vs else args.vs.split(","),
-                     [int(p) for p in args.players.split(",") if p], args.seats, args.seed, args.workers,
-                     args.mode, args.log, progress=lambda m: print(m, file=sys.stderr))
-    out(json.dumps(report, indent=2) if args.json else format_table(report))
-    return 0
+
+    def go() -> int:
+        vs = args.vs.split(";") if ";" in args.vs else args.vs.split(",")
+        table_cells = cells(args.agent or ["lookahead"], vs, [int(p) for p in args.players.split(",") if p],
+                            args.seats, args.seed, args.mode)
+        result = run(table_cells, ex.run_options(args), args.probe_games, progress=lambda m: print(m, file=sys.stderr))
+        out(json.dumps(result, indent=2) if args.json else format_table(result))
+        return 0
+
+    return ex.guarded(go, "benchmarks.search_agents")
 
 
 if __name__ == "__main__":

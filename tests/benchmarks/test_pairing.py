@@ -1,10 +1,13 @@
-"""The per-deal paired comparison of benchmarks.search_agents (deals are the independent unit)."""
+"""The per-deal paired comparison of the agent benchmarks (benchmarks._experiment.paired): deals
+are the independent unit, and the difference is the matchup's first agent minus its second."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from benchmarks.search_agents import paired_by_deal, sign_test
+from benchmarks._experiment import paired
+from deduce.apps.tournament.stats import sign_test
 
 
 def test_sign_test_exact_values():
@@ -14,35 +17,38 @@ def test_sign_test_exact_values():
     assert sign_test(0, 0) == 1.0
 
 
-def _game(seed, seats, winner):
-    return {"matchup": "a vs b", "players": 3, "seed": seed, "seats": seats, "winner": winner}
+def _games(games: list[tuple[int, list[str], int]]) -> pd.DataFrame:
+    rows = []
+    for game_id, (deal, seats, winner) in enumerate(games):
+        for seat, agent in enumerate(seats):
+            rows.append({"game_id": game_id, "deal": deal, "seat": seat, "agent": agent,
+                         "score": float(seat == winner)})
+    return pd.DataFrame(rows)
 
 
-def test_paired_by_deal_groups_games_by_deal():
+def test_paired_groups_games_by_deal():
     ab, ba = ["a", "b", "a"], ["b", "a", "b"]
-    games = [
-        # deal 1: a wins 2 of its 3 seats (1 + 1 of 2), b 1 of 3
-        _game(1, ab, 0), _game(1, ba, 1), _game(1, ab, 1),
+    games = _games([
+        # deal 1: a wins 2 of its 5 seats, b 1 of 4
+        (1, ab, 0), (1, ba, 1), (1, ab, 1),
         # deal 2: b wins everything
-        _game(2, ab, 1), _game(2, ba, 0), _game(2, ba, 2),
+        (2, ab, 1), (2, ba, 0), (2, ba, 2),
         # deal 3: a wins all three
-        _game(3, ab, 0), _game(3, ab, 2), _game(3, ba, 1),
-    ]
-    (row,) = paired_by_deal(games)
-    assert row["agents"] == ["a", "b"] and row["deals"] == 3
-    # seats per deal: deal 1 a 5, b 4; deal 2 a 4, b 5; deal 3 a 5, b 4
+        (3, ab, 0), (3, ab, 2), (3, ba, 1),
+    ])
+    row = paired(games, "a", "b")
+    assert row["n"] == 3
     want = [2 / 5 - 1 / 4, 0 / 4 - 3 / 5, 3 / 5 - 0 / 4]
-    assert row["mean_diff"] == pytest.approx(sum(want) / 3)
+    assert row["mean"] == pytest.approx(sum(want) / 3)
     assert (row["ahead"], row["behind"]) == (2, 1)
-    assert row["ci95"][0] < row["mean_diff"] < row["ci95"][1]
+    assert row["lo"] < row["mean"] < row["hi"]
     assert row["sign_p"] == pytest.approx(1.0)
 
 
-def test_the_difference_follows_the_matchup_not_the_first_seat():
-    games = [_game(1, ["b", "a", "b"], 0), _game(1, ["a", "b", "a"], 0), _game(2, ["b", "a", "b"], 1)]
-    (row,) = paired_by_deal(games)
-    assert row["agents"] == ["a", "b"]
+def test_the_difference_follows_the_matchup_not_the_names_order():
+    games = _games([(1, ["b", "a", "b"], 0), (1, ["a", "b", "a"], 0), (2, ["b", "a", "b"], 1)])
+    row = paired(games, "a", "b")
     # deal 1: a 1 win of 3 seats, b 1 of 3; deal 2 (one game): a 1 of 1, b 0 of 2
-    assert row["mean_diff"] == pytest.approx((0 + 1) / 2)
-    (single,) = paired_by_deal(games[:2])
-    assert single["deals"] == 1 and single["ci95"] is None
+    assert row["mean"] == pytest.approx((0 + 1) / 2)
+    back = paired(games, "b", "a")
+    assert back["mean"] == pytest.approx(-row["mean"]) and (back["ahead"], back["behind"]) == (0, 1)
