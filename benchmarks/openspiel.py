@@ -29,9 +29,12 @@ with the same per-agent table (wins are shared wins too: a tie pays every sharer
 player's knowledge base (``solvers.get("auto").marginals``) at a seeded position (``--moves``
 random moves into the game, resampling for the seat after the mover): over ``--samples``
 resamples, the total-variation distance between each unsettled card's resampled location
-frequencies and its exact marginal, mean and largest over the cards, with the same figure for
-as many independent draws of the exact sampler where it can draw (what sampling noise alone
-gives), and the seconds per resample.
+frequencies and its exact marginal, mean and largest over the cards
+(``deduce.apps.openspiel.resample.total_variation``), and the seconds per resample; for the
+games resampled exactly, the same figures for the approximate walk they used before
+(``resample.walk``), at the same position in the same run; and the noise floor: the same
+figure for as many draws of each card from its own exact marginal (what sampling noise alone
+gives at this sample size). The header line gives the load average.
 """
 
 from __future__ import annotations
@@ -151,15 +154,18 @@ def measure_sampled(game_name: str, rivals: Sequence[str], simulations: int, dea
     return rows
 
 
-def resample_error(game_name: str, moves: int, samples: int, seed: int) -> dict[str, Any]:
-    """How far one game's resampler is from the exact marginals (see the module docstring)."""
+def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bool = True) -> dict[str, Any]:
+    """How far one game's resampler is from the exact marginals (see the module docstring); with
+    ``walk`` the approximate walk (``resample.walk``, what the sampled games used before their
+    exact resamplers) is measured at the same position in the same run."""
     import time
 
     import numpy as np
 
     import solvers
     from deduce.apps.openspiel import load_game
-    from deduce.apps.openspiel.resample import RESAMPLING, resample
+    from deduce.apps.openspiel.resample import RESAMPLING, resample, total_variation
+    from deduce.apps.openspiel.resample import walk as walk_resample
 
     game = load_game(game_name)
     state = game.new_initial_state()
@@ -181,27 +187,20 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int) -> dict[
     except Exception as exc:  # noqa: BLE001 - a backend that cannot count is reported, not fatal
         row["error"] = f"no exact marginals: {type(exc).__name__} {exc}".strip()
         exact = None
-    exact = exact[-1] if exact is not None and exact.ndim == 3 else exact
-
-    def tv(worlds: list[np.ndarray]) -> tuple[float, float, int]:
-        counts = np.zeros_like(exact)
-        for w in worlds:
-            w = w[-1] if w.ndim == 2 else w
-            counts[np.arange(len(w)), w] += 1
-        live = (exact > 0).sum(axis=1) > 1
-        dist = 0.5 * np.abs(counts / len(worlds) - exact).sum(axis=1)[live]
-        return float(dist.mean()), float(dist.max()), int(live.sum())
-
-    start = time.perf_counter()
-    worlds = [resample(state, player, np.random.default_rng(seed * 100_000 + k)).engine.world() for k in range(samples)]
-    row["sec_per_resample"] = (time.perf_counter() - start) / samples
-    if exact is not None:
-        row["tv_mean"], row["tv_max"], row["unsettled"] = tv(worlds)
-        try:
-            draws = solvers.get("auto").sample(kb, samples, np.random.default_rng(seed))
-            row["noise_tv_mean"], row["noise_tv_max"], _ = tv(draws)
-        except Exception:  # noqa: BLE001 - no exact sampler for this knowledge base
-            pass
+    runs = {"": resample}
+    if walk and RESAMPLING[game_name] == "exact" and hasattr(state.engine, "hidden_variant"):
+        runs["walk_"] = walk_resample
+    for prefix, method in runs.items():
+        start = time.perf_counter()
+        worlds = [method(state, player, np.random.default_rng(seed * 100_000 + k)).engine.world() for k in range(samples)]
+        row[f"{prefix}sec_per_resample"] = (time.perf_counter() - start) / samples
+        if exact is not None:
+            row[f"{prefix}tv_mean"], row[f"{prefix}tv_max"], row["unsettled"] = total_variation(worlds, exact)
+    if exact is not None:  # the noise floor: each card drawn from its own exact marginal
+        last = exact[-1] if exact.ndim == 3 else exact
+        noise = np.random.default_rng(seed)
+        draws = np.array([noise.choice(last.shape[1], size=samples, p=row_ / row_.sum()) for row_ in last]).T
+        row["noise_tv_mean"], row["noise_tv_max"], _ = total_variation(list(draws), last)
     return row
 
 
@@ -232,17 +231,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = list(RESAMPLED) if args.game == "clue" else [args.game]
         rows = [resample_error(g, RESAMPLED[g] if args.moves is None else args.moves, args.samples, args.seed)
                 for g in names]
+        load = open("/proc/loadavg").read().split()[0] if sys.platform.startswith("linux") else "n/a"
         if args.json:
             print(json.dumps(rows, indent=2))
             return 0
-        print(f"resampling against the exact marginals, {args.samples} resamples, seed {args.seed}\n")
-        print("| game | method | moves | unsettled cards | TV mean / max | exact sampler's TV mean / max | s per resample |")
-        print("|---|---|---|---|---|---|---|")
+        print(f"resampling against the exact marginals, {args.samples} resamples, seed {args.seed}, "
+              f"load average {load}\n")
+        print("| game | method | moves | unsettled cards | TV mean / max | s per resample "
+              "| walk's TV mean / max (before) | walk's s per resample | noise floor TV mean / max |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for r in rows:
-            got = f"{r['tv_mean']:.3f} / {r['tv_max']:.3f}" if "tv_mean" in r else r.get("error", "")
-            noise = f"{r['noise_tv_mean']:.3f} / {r['noise_tv_max']:.3f}" if "noise_tv_mean" in r else "n/a"
-            print(f"| {r['game']} | {r['method']} | {r['moves']} | {r.get('unsettled', 'n/a')} | {got} | {noise} "
-                  f"| {r['sec_per_resample']:.3f} |")
+            def pair(prefix: str, r: dict[str, Any] = r) -> str:
+                return f"{r[prefix + 'tv_mean']:.3f} / {r[prefix + 'tv_max']:.3f}" if prefix + "tv_mean" in r else "n/a"
+            got = pair("") if "tv_mean" in r else r.get("error", "")
+            walked = f"{r['walk_sec_per_resample']:.3f}" if "walk_sec_per_resample" in r else "n/a"
+            print(f"| {r['game']} | {r['method']} | {r['moves']} | {r.get('unsettled', 'n/a')} | {got} "
+                  f"| {r['sec_per_resample']:.3f} | {pair('walk_')} | {walked} | {pair('noise_')} |")
         return 0
     if args.game != "clue":
         runs = [measure_sampled(args.game, args.rivals, args.simulations, args.deals, args.seed + r)

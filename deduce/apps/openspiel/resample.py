@@ -28,13 +28,31 @@ true hidden cards are never used. That is the exact path of Clue without the boa
   seed (which drives only the dice, all public), the moves replayed (none hides a choice), a
   world whose replay gives the player other information redrawn; then the engine gets a new
   generator, so a search does not plan on the true game's future dice.
-- Alibi, Alibi (Adlung), Checkpoint Charlie, Crime Hotel, approximate: no world of their
-  knowledge bases can yet be dealt (moving cards, an ordered deck, a round deal with more parts
-  than the knowledge base), so the state walks :data:`WALK` steps of the engine's own
-  ``hidden_variant`` (a different deal replaying the same moves, nothing the player saw
-  changed) from the true state, then gets new future draws. Consistent with the player's
-  information, not uniform (it leans towards the truth): ``python -m benchmarks.openspiel
-  --resample-error`` measures how far, in docs/openspiel.md.
+- Checkpoint Charlie, exact: a world of the round's (static) knowledge base (every seat's up
+  face, the bag's up faces) is drawn by the exact sampler and becomes the round's deal (the bag
+  tokens the hounds revealed keep their public order, the others are ordered at random, the
+  cats nobody can name (unflipped, or discarded and forgotten under ``discard_memory="none"``)
+  are redrawn within the rules' hound placement); the earlier rounds are replayed as they
+  were, this round's moves with the sampled sides for the seats whose side the player did not
+  see, and a world whose replay shows the player anything else is redrawn. (The knowledge
+  base says nothing of forgotten discards; the replay's rejection adds what they say.)
+- Crime Hotel, exact by rejection: where the cards are *now* is drawn exactly uniformly (by
+  the exact sampler) from a static superset of what the player's time-indexed knowledge base
+  allows now (its last-epoch facts and the cells its propagation rules out there); the game so
+  far is undone from it to a deal (played cards back to their owners; an exchange the player
+  did not see undone with the cards given and taken drawn uniformly from the hands after it:
+  how many ways there are is public, so every history is proposed with the same probability);
+  the match is replayed with that deal (earlier games as they were, a check the player did not
+  see picking uniformly) and kept only if the player sees exactly what it saw. Accepted draws
+  are uniform over the histories the player's knowledge base allows (its exact marginals).
+  The deal is put in with the engine's ``_swap_deal`` (no public re-deal of a game in progress
+  exists yet).
+- Alibi, Alibi (Adlung), approximate: no world of their knowledge bases can yet be dealt (moving
+  cards through a deck, an ordered deck with reshuffles), so the state walks :data:`WALK` steps
+  of the engine's own ``hidden_variant`` (a different deal replaying the same moves, nothing the
+  player saw changed) from the true state (:func:`walk`), then gets new future draws.
+  Consistent with the player's information, not uniform (it leans towards the truth):
+  ``python -m benchmarks.openspiel --resample-error`` measures how far, in docs/openspiel.md.
 
 A resampled sampled-game state keeps the true history (its seed outcome and the moves), so
 replaying that history gives the true game, not the resampled one.
@@ -52,6 +70,14 @@ from deduce.apps.openspiel.chance import CardDeal, SeedDeal
 from deduce.apps.openspiel.observer import event_words, information_string
 from deduce.errors import IllegalAction, NotSupported
 from deduce.games.base import Event, Observation
+from deduce.games.checkpoint_charlie.rules import (
+    BAG,
+    HOUND,
+    NUM_CATS,
+    CheckpointCharlieState,
+    ChooseSide,
+    RoundDeal,
+)
 from deduce.games.clue.rules import (
     Accusation,
     Accuse,
@@ -63,15 +89,32 @@ from deduce.games.clue.rules import (
     Suggestion,
     ViewExtra,
 )
+from deduce.games.crime_hotel.rules import BOX, HIDDEN, Check, CrimeHotelState, Exchange
 from deduce.games.mafia_code.rules import MafiaCodeState
+from deduce.knowledge import KnowledgeBase, propagate
 
 if TYPE_CHECKING:
     from deduce.apps.openspiel.game import DeduceGame, DeduceState, Step
 
-__all__ = ["resample", "from_observation", "clue_moves", "deal_of_world", "RESAMPLING", "TRIES", "WALK"]
+__all__ = [
+    "resample",
+    "walk",
+    "from_observation",
+    "clue_moves",
+    "deal_of_world",
+    "location_counts",
+    "total_variation",
+    "RESAMPLING",
+    "TRIES",
+    "REJECTION_TRIES",
+    "WALK",
+]
 
 #: worlds drawn before giving up (a world the moves rule out is redrawn: step 4 above)
 TRIES = 64
+
+#: Crime Hotel's proposals before giving up (its proposal is a superset of the allowed deals)
+REJECTION_TRIES = 20_000
 
 _SAMPLERS: dict[str, Any] = {}
 
@@ -198,8 +241,8 @@ RESAMPLING: dict[str, str] = {
     "mafia-code": "exact",
     "alibi": "approximate",
     "alibi-adlung": "approximate",
-    "checkpoint-charlie": "approximate",
-    "crime-hotel": "approximate",
+    "checkpoint-charlie": "exact",
+    "crime-hotel": "exact",
 }
 
 #: hidden-variant steps one approximate resample takes from the true state
@@ -228,8 +271,12 @@ def resample(state: DeduceState, player: int, rng: np.random.Generator) -> Deduc
     method = RESAMPLING.get(game.deduce.name)
     if method == "exact" and isinstance(state.engine, MafiaCodeState):
         return _redeal_mafia(state, player, rng)
+    if method == "exact" and isinstance(state.engine, CheckpointCharlieState):
+        return _redeal_checkpoint(state, player, rng)
+    if method == "exact" and isinstance(state.engine, CrimeHotelState):
+        return _redeal_crime_hotel(state, player, rng)
     if method == "approximate":
-        return _walk(state, player, rng)
+        return walk(state, player, rng)
     raise NotSupported(f"{game.get_type().short_name}: no resampler for {game.deduce.name}")
 
 
@@ -287,8 +334,9 @@ def _split(events: Sequence[Event], steps: Sequence[Step]) -> list[Step] | None:
     return out
 
 
-def _walk(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
-    """The approximate resampler: :data:`WALK` steps of the engine's ``hidden_variant`` (a
+def walk(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """The approximate resampler (any sampled game whose engine has ``hidden_variant``; kept
+    public so the benchmark can measure it against the exact resamplers in the same run): :data:`WALK` steps of the engine's ``hidden_variant`` (a
     different deal that replays the same moves and changes nothing the player saw), each kept
     only if the player's information state string is unchanged, then new future draws."""
     from deduce.apps.openspiel.game import _Engine
@@ -342,3 +390,292 @@ def _redeal(game: DeduceGame, obs: Observation, player: int, visible: Sequence[S
         ):
             return new
     raise NotSupported(f"no replay of seat {player}'s information found in {TRIES} sampled worlds")
+
+
+# -- shared by the exact resamplers of the sampled games ------------------------------------------
+def _draw(kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """``n`` exactly uniform worlds of a static knowledge base: the sampler, else the first
+    exact backend that samples it (``[]``: no world at all)."""
+    try:
+        return _sampler().sample(kb, n, rng)
+    except NotSupported:
+        import solvers
+
+        return solvers.get("auto").sample(kb, n, rng)
+
+
+def _same_views(events: Sequence[Event], step: Step, player: int) -> bool:
+    """Whether the replayed ``events`` look to ``player`` as the true move's events did."""
+    return _views(events, player) == _views(step.events, player)
+
+
+def _finish(state: DeduceState, engine: Any, steps: list[Step], rng: np.random.Generator) -> DeduceState:
+    """The resampled state: ``state``'s history (OpenSpiel's record of the true moves) on the
+    redrawn ``engine`` and its moves, with new future draws."""
+    from deduce.apps.openspiel.game import _Engine
+
+    engine.rng = np.random.default_rng(int(rng.integers(2**63)))
+    new = state.clone()
+    new._engine = _Engine(engine, steps)
+    return new
+
+
+def _prefix(state: DeduceState, reached: Any) -> tuple[Any, list[Step]]:
+    """The engine replayed from the seed outcome with the true moves until ``reached(engine)``
+    (the start of the current round or game, whose earlier part the resample keeps), and the
+    moves it took."""
+    from deduce.apps.openspiel.game import Step
+
+    game = state.get_game()
+    engine = game.deal.state([int(state.history()[0])])
+    done: list[Step] = []
+    for step in state.steps:
+        if reached(engine):
+            break
+        done.append(Step(step.seat, step.action, tuple(engine.apply(step.action))))
+    return engine, done
+
+
+# -- Checkpoint Charlie ---------------------------------------------------------------------------
+def _unflipped(engine: CheckpointCharlieState, rng: np.random.Generator) -> tuple[int, ...]:
+    """The deck with every cat nobody could name redrawn, as the rules deal it given what was
+    flipped: the unflipped cats in any order, the hounds left among the unflipped places of the
+    upper half (``hound_placement="upper_half"``) or anywhere after the flips; with
+    ``discard_memory="none"`` the discarded (forgotten) cats are redrawn too, from the same
+    pool (a draw that would have matched its flipper's clue is rejected by the replay)."""
+    deck, pos = engine.deal.deck, engine.deck_pos
+    cfg = engine.game.config
+    discarded = {c for row in engine.discarded for c in row}
+    forgotten = [i for i in range(pos) if cfg.discard_memory != "perfect" and deck[i] in discarded]
+    hounds = deck[pos:].count(HOUND)
+    top = NUM_CATS // 2 + deck.count(HOUND) if cfg.hound_placement == "upper_half" else len(deck)
+    places = list(range(pos, min(top, len(deck))))
+    hound_at = {places[int(i)] for i in rng.choice(len(places), size=hounds, replace=False)} if hounds else set()
+    free = [*forgotten, *(i for i in range(pos, len(deck)) if i not in hound_at)]
+    pool = [deck[i] for i in forgotten] + [c for c in deck[pos:] if c != HOUND]
+    out = list(deck[:pos]) + [HOUND] * (len(deck) - pos)
+    for i, j in zip(free, rng.permutation(len(pool)), strict=True):
+        out[i] = pool[int(j)]
+    return tuple(out)
+
+
+def _redeal_checkpoint(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """Checkpoint Charlie: an exactly uniform world of the round's knowledge base as the round's
+    deal, the round replayed (module docstring); a world whose replay differs is redrawn."""
+    from deduce.apps.openspiel.game import Step
+
+    game = state.get_game()
+    engine: CheckpointCharlieState = state.engine  # type: ignore[assignment]
+    words = event_words(game.deduce)
+    want = information_string(state.deduce_observation(player), player, words)
+    kb = game.deduce.knowledge(state.deduce_observation(player))
+    locations = game.deduce.locations
+    bag = locations.index(BAG)
+    n = game.deduce.num_players
+    base, before = _prefix(state, lambda e: e.round == engine.round)
+    later = state.steps[len(before):]
+    shown = engine.hounds_drawn
+    for _ in range(TRIES):
+        worlds = _draw(kb, 1, rng)
+        if not worlds:
+            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
+        world = worlds[0]
+        up = [int(np.flatnonzero(world == q)[0]) for q in range(n)]
+        rest = [int(c) for c in np.flatnonzero(world == bag)]
+        rest = [rest[int(i)] for i in rng.permutation(len(rest))]
+        deal = RoundDeal(tuple(c // 2 for c in up), engine.deal.bag[:shown] + tuple(c // 2 for c in rest),
+                         engine.deal.coins[:shown] + tuple(c % 2 for c in rest), _unflipped(engine, rng))
+        new = base.redeal(deal)
+        steps = list(before)
+        try:
+            for step in later:
+                action = step.action
+                if isinstance(action, ChooseSide) and step.seat != player:
+                    action = ChooseSide(up[step.seat] % 2)  # a side the player did not see
+                events = new.apply(action)
+                if not _same_views(events, step, player):
+                    raise IllegalAction("the replay shows the player something else")
+                steps.append(Step(step.seat, action, tuple(events)))
+        except (IllegalAction, ValueError):
+            continue
+        if information_string(new.observation(player), player, words) == want:
+            return _finish(state, new, steps, rng)
+    raise NotSupported(f"no replay of seat {player}'s information found in {TRIES} sampled worlds")
+
+
+# -- Crime Hotel ----------------------------------------------------------------------------------
+class _Picks:
+    """Stands in for a Crime Hotel engine's generator during a replay: an exchange's or a
+    check's random picks (positions in the target's hand) are the ones queued."""
+
+    def __init__(self) -> None:
+        self.queue: list[list[int]] = []
+
+    def choice(self, a: int, size: int | None = None, replace: bool = True) -> np.ndarray:
+        return np.array(self.queue.pop(0), dtype=np.int64)
+
+
+def _now_proposal(kb: KnowledgeBase) -> KnowledgeBase:
+    """A static knowledge base of where the cards are now (the last epoch) whose worlds include
+    every present the time-indexed ``kb`` allows: its last-epoch facts, and every cell its
+    propagation rules out there (sound, so nothing allowed is lost)."""
+    from deduce.constraints import At, AtLeastOne, Count, NotAll, NotAt
+
+    last = kb.epochs - 1
+    out = KnowledgeBase(kb.deck, kb.locations)
+    facts = [dataclasses.replace(c, epoch=0) for c in kb.constraints
+             if isinstance(c, At | NotAt | Count | AtLeastOne | NotAll) and c.epoch == last]
+    possible = propagate(kb).possible[last]
+    facts += [NotAt(int(c), int(z)) for c, z in np.argwhere(~possible)]
+    out.extend(facts, source="now", check=False)
+    return out
+
+
+def _uniform_subset(cards: set[int], k: int, rng: np.random.Generator) -> set[int]:
+    ordered = sorted(cards)
+    return {ordered[int(i)] for i in rng.choice(len(ordered), size=k, replace=False)}
+
+
+def _backwards(now: list[set[int]], later: Sequence[Step], player: int,
+               rng: np.random.Generator) -> tuple[list[set[int]], dict[int, tuple[set[int], set[int]]]] | None:
+    """The hands at the deal, from the hands ``now``, undoing ``later`` moves from the last:
+    a played card goes back to its owner; an exchange the player saw is undone as it was; one
+    it did not see is undone with the cards given drawn uniformly from the target's hand after
+    it and the cards taken from the actor's (how many ways there are is public). Returns the
+    dealt hands and, per hidden exchange (by its index in ``later``), (given, taken); None if
+    an undo is impossible (a seen card not where it must be)."""
+    from deduce.games.crime_hotel.rules import Exchanged, Played
+
+    hands = [set(h) for h in now]
+    hidden: dict[int, tuple[set[int], set[int]]] = {}
+    for i in range(len(later) - 1, -1, -1):
+        for event in reversed(later[i].events):
+            if isinstance(event, Played):
+                hands[event.player].add(event.card)
+            elif isinstance(event, Exchanged):
+                a, t = event.actor, event.target
+                if player in (a, t):
+                    given, taken = set(event.given or ()), set(event.taken or ())
+                    if not (given <= hands[t] and taken <= hands[a]):
+                        return None
+                else:
+                    given, taken = _uniform_subset(hands[t], event.k, rng), _uniform_subset(hands[a], event.k, rng)
+                    hidden[i] = (given, taken)
+                hands[t] = hands[t] - given | taken
+                hands[a] = hands[a] - taken | given
+    return hands, hidden
+
+
+def _pick_first(hand: list[int], seen: Sequence[int]) -> list[int] | None:
+    """Put ``seen`` (cards a pick takes, in the order the player saw them) first in ``hand``
+    (the order of a hand is nobody's knowledge) and return their positions; None if one is
+    not there."""
+    if any(c not in hand for c in seen):
+        return None
+    hand[:] = [*seen, *(c for c in hand if c not in seen)]
+    return list(range(len(seen)))
+
+
+def _redeal_crime_hotel(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """Crime Hotel: where the cards are now drawn exactly uniformly from
+    :func:`_now_proposal`, undone to a deal (:func:`_backwards`), the game replayed with it and
+    kept only if the player sees what it saw (module docstring)."""
+    game = state.get_game()
+    engine: CrimeHotelState = state.engine  # type: ignore[assignment]
+    words = event_words(game.deduce)
+    obs = state.deduce_observation(player)
+    want = information_string(obs, player, words)
+    proposal = _now_proposal(game.deduce.knowledge(obs))
+    locations = game.deduce.locations
+    n = game.deduce.num_players
+    hidden = locations.index(HIDDEN)
+    box = locations.index(BOX) if BOX in locations else None
+    base, before = _prefix(state, lambda e: e.game_index == engine.game_index)
+    later = state.steps[len(before):]
+    dealt = [sorted(h) for h in base.hands]
+    drawn = 0
+    while drawn < REJECTION_TRIES:
+        batch = _draw(proposal, 16, rng)
+        if not batch:
+            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
+        for world in batch:
+            drawn += 1
+            undone = _backwards([{int(c) for c in np.flatnonzero(world == p)} for p in range(n)], later, player, rng)
+            if undone is None:
+                continue
+            hands, exchanges = undone
+            swap = {c: d for p in range(n) for c, d in zip(dealt[p], sorted(hands[p]), strict=True)}
+            swap[base.hidden] = int(np.flatnonzero(world == hidden)[0])
+            if box is not None:
+                swap.update(zip(base.leftover, sorted(int(c) for c in np.flatnonzero(world == box)), strict=True))
+            got = _replay_crime_hotel(base, swap, later, exchanges, player, rng)
+            if got is not None and information_string(got[0].observation(player), player, words) == want:
+                return _finish(state, got[0], [*before, *got[1]], rng)
+    raise NotSupported(f"no replay of seat {player}'s information found in {REJECTION_TRIES} proposed worlds")
+
+
+def _replay_crime_hotel(base: CrimeHotelState, swap: dict[int, int], later: Sequence[Step],
+                        exchanges: dict[int, tuple[set[int], set[int]]], player: int,
+                        rng: np.random.Generator) -> tuple[CrimeHotelState, list[Step]] | None:
+    """The current game dealt by ``swap`` of ``base``'s deal, then ``later`` moves, the
+    exchanges the player did not see made as ``exchanges`` says, a check it did not see
+    picking uniformly; None as soon as the player would see something else."""
+    from deduce.apps.openspiel.game import Step
+    from deduce.games.crime_hotel.rules import Checked, Exchanged
+
+    new = base.clone()
+    new._swap_deal(swap)  # the engine's own re-deal of a game just dealt (see the report)
+    picks = _Picks()
+    new.rng = picks  # type: ignore[assignment]
+    steps: list[Step] = []
+    for i, step in enumerate(later):
+        action = step.action
+        if isinstance(action, Exchange | Check):
+            theirs = new.hands[action.target]
+            if i in exchanges:
+                given, taken = exchanges[i]
+                action = Exchange(action.target, tuple(sorted(given)))
+                at = _pick_first(theirs, sorted(taken))
+            elif isinstance(action, Exchange):
+                at = _pick_first(theirs, next(e for e in step.events if isinstance(e, Exchanged)).taken or ())
+            else:
+                checked = next(e for e in step.events if isinstance(e, Checked))
+                if player in (step.seat, action.target):
+                    at = _pick_first(theirs, checked.cards or ())
+                else:  # a check the player did not see: its cards are drawn at random
+                    at = sorted(int(j) for j in rng.choice(len(theirs), size=checked.k, replace=False))
+            if at is None:
+                return None
+            picks.queue.append(at)
+        try:
+            events = new.apply(action)
+        except IllegalAction:
+            return None
+        if not _same_views(events, step, player):
+            return None
+        steps.append(Step(step.seat, action, tuple(events)))
+    return new, steps
+
+
+# -- measuring a resampler -------------------------------------------------------------------------
+def location_counts(worlds: Sequence[np.ndarray], shape: tuple[int, int]) -> np.ndarray:
+    """How often each card is at each location (``shape``: cards x locations) over
+    ``worlds`` (a time-indexed world counts by its last epoch, the one the marginals describe)."""
+    counts = np.zeros(shape)
+    for world in worlds:
+        world = world[-1] if world.ndim == 2 else world
+        counts[np.arange(len(world)), world] += 1
+    return counts
+
+
+def total_variation(worlds: Sequence[np.ndarray], exact: np.ndarray) -> tuple[float, float, int]:
+    """How far ``worlds``' location frequencies are from the ``exact`` marginals (cards x
+    locations; a time-indexed one by its last epoch): the total-variation distance of each card
+    the marginals leave unsettled, as (mean, largest, how many cards)."""
+    exact = exact[-1] if exact.ndim == 3 else exact
+    freq = location_counts(worlds, exact.shape) / max(len(worlds), 1)
+    live = (exact > 0).sum(axis=1) > 1
+    dist = 0.5 * np.abs(freq - exact).sum(axis=1)[live]
+    if not dist.size:
+        return 0.0, 0.0, 0
+    return float(dist.mean()), float(dist.max()), int(live.sum())
