@@ -248,15 +248,26 @@ class ChainSolver(Solver):
         order = list(range(pool_count, len(groups))) + list(range(pool_count))
         chosen: list[tuple[int, ...]] = [()] * len(groups)
 
+        touch = [[[j for j, (members, loc, _) in enumerate(caps) if loc == z and i in members] for z in range(L)]
+                 for i in range(len(groups))]
+        room_after: list[list[int]] = [[0] * (L + 1) for _ in groups]  # per group: room at z+1.. (set on entry)
+
         def spread(pos: int, z: int, left: int, vec: list[int], weight: int) -> None:
             i = order[pos]
             if z == L:
                 chosen[i] = tuple(vec)
                 rec(pos + 1, weight * _multinomial(len(groups[i]), vec))
                 return
+            if z == 0:  # what the later locations can still take of this group (caps of other locations do not move while it spreads)
+                room = room_after[i]
+                for y in range(L - 1, -1, -1):
+                    r = len(groups[i]) if y in allowed0[i] else 0
+                    for j in touch[i][y]:
+                        r = min(r, caps[j][2] - used[j])
+                    room[y] = room[y + 1] + max(r, 0)
             hi = left if z in allowed0[i] else 0
-            lo = left if z == L - 1 else 0
-            touching = [j for j, (members, loc, _) in enumerate(caps) if loc == z and i in members]
+            lo = max(left - room_after[i][z + 1], 0)  # the rest must fit further on
+            touching = touch[i][z]
             for j in touching:
                 hi = min(hi, caps[j][2] - used[j])
             self._charge(1)
@@ -358,6 +369,9 @@ class ChainSolver(Solver):
             if k > 0:  # a listed move of 0 cards only forbids that move
                 by_src[s].append((d, k))
         out: dict[State, int] = defaultdict(int)
+        # the choices of movers from one source depend only on what is there and how many
+        # move: states share them, so each distinct case is enumerated once
+        memo: dict[tuple, list[tuple[int, list[tuple[int, int, int, int]]]]] = {}
         for state, w in states.items():
             G = len(state)
             need = dict(pairs)
@@ -377,8 +391,15 @@ class ChainSolver(Solver):
             per_src: list[list[tuple[int, list[tuple[int, int, int, int]]]]] = []
             for s, moves in by_src.items():
                 avail = [0 if g in fated else state[g][s] for g in range(G)]
+                ks = [need[(s, d)] for d, _ in moves]
+                case = (s, tuple(avail), tuple(ks))
+                cached = memo.get(case)
+                if cached is not None:
+                    self._charge(len(cached))
+                    per_src.append(cached)
+                    continue
                 opts = []
-                for alloc in _allocations(avail, [need[(s, d)] for d, _ in moves]):
+                for alloc in _allocations(avail, ks):
                     weight = 1
                     delta = []
                     for g in range(G):
@@ -388,6 +409,7 @@ class ChainSolver(Solver):
                             delta += [(g, s, moves[j][0], m) for j, m in enumerate(parts) if m]
                     opts.append((weight, delta))
                 self._charge(len(opts))
+                memo[case] = opts
                 per_src.append(opts)
             for combo in product(*per_src):
                 self._charge(1)
