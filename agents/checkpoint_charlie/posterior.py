@@ -4,7 +4,13 @@
 The posterior is uniform over the clue assignments (token per seat, up side per token) that
 the player's knowledge base allows: draws and coin tosses are uniform, and other players' side
 choices are taken as uniform too (a side choice is worth nothing to anyone before the first
-flip, so a rational player picks it at random). Arrests are not used as evidence.
+flip, so a rational player picks it at random).
+
+Arrests are evidence: the chief matches every clue, so an investigator who knows its own clue
+arrests cats that fit it. Each arrest this round by another seat multiplies the weight of the
+worlds where the cat does not fit that seat's clue by ``arrest_noise`` (1: arrests ignored, the
+uniform model; 0: arresters never err). ``benchmarks/checkpoint_charlie.py``-style tables in
+docs/benchmarks.md compare the settings.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from deduce.errors import InvalidConfig
 from deduce.games.base import Action, Observation
 from deduce.games.checkpoint_charlie.rules import (
     DOWN,
@@ -39,6 +46,7 @@ __all__ = [
     "posterior",
     "expected_token_values",
     "opponent_arrest_rate",
+    "arrest_weights",
     "CheckpointAgent",
     "BayesianAgent",
     "PatientAgent",
@@ -54,8 +62,9 @@ class Posterior:
     """Exact posterior of one player over the current round's clue assignments.
 
     ``chief[w]`` is the chief of world ``w``; ``feature[w, p]`` / ``side[w, p]`` the token and up
-    side of seat ``p``; worlds are equally likely. ``p_chief[c]`` and ``p_minion[c]`` are the
-    probabilities that cat ``c`` is the chief / a minion (4 of 5 features).
+    side of seat ``p``; ``weight[w]`` the probability of world ``w`` (uniform unless arrests are
+    evidence). ``p_chief[c]`` and ``p_minion[c]`` are the probabilities that cat ``c`` is the
+    chief / a minion (4 of 5 features).
     """
 
     chief: np.ndarray
@@ -63,6 +72,7 @@ class Posterior:
     side: np.ndarray
     p_chief: np.ndarray
     p_minion: np.ndarray
+    weight: np.ndarray
 
     @property
     def size(self) -> int:
@@ -70,8 +80,9 @@ class Posterior:
 
 
 def posterior(game: CheckpointCharlieGame, obs: CheckpointCharlieObservation,
-              solver: TokenSolver | None = None) -> Posterior:
-    """The observing player's exact posterior for the current round."""
+              solver: TokenSolver | None = None, arrest_noise: float = 1.0) -> Posterior:
+    """The observing player's exact posterior for the current round; ``arrest_noise`` < 1
+    weighs the worlds by the arrests made so far (see the module docstring)."""
     solver = solver or TokenSolver()
     kb = game.knowledge(obs)
     worlds = solver.world_array(kb)
@@ -87,10 +98,27 @@ def posterior(game: CheckpointCharlieGame, obs: CheckpointCharlieObservation,
             at = worlds[:, card] == p
             feature[at, p] = card // 2
             side[at, p] = card % 2
-    counts = np.bincount(chief, minlength=NUM_CATS).astype(float)
-    p_chief = counts / max(len(worlds), 1)
+    weight = arrest_weights(obs, feature, side, arrest_noise)
+    p_chief = np.bincount(chief, weights=weight, minlength=NUM_CATS).astype(float)
     p_minion = (_DIST == 1).astype(float) @ p_chief
-    return Posterior(chief, feature, side, p_chief, p_minion)
+    return Posterior(chief, feature, side, p_chief, p_minion, weight)
+
+
+def arrest_weights(obs: CheckpointCharlieObservation, feature: np.ndarray, side: np.ndarray,
+                   arrest_noise: float) -> np.ndarray:
+    """World probabilities given this round's arrests by other seats: each arrest of a cat
+    that does not fit the arrester's clue in a world scales that world by ``arrest_noise``.
+    Falls back to uniform if the arrests rule out every world (``arrest_noise`` 0 and an
+    arrester that erred)."""
+    size = len(feature)
+    weight = np.ones(size)
+    if arrest_noise < 1.0 and size:
+        for e in CheckpointCharlieGame.round_events(obs.events):
+            if isinstance(e, Arrested) and e.player != obs.player:
+                fits = ((e.cat >> feature[:, e.player]) & 1) == side[:, e.player]
+                weight = np.where(fits, weight, weight * arrest_noise)
+    total = weight.sum()
+    return weight / total if total > 0 else np.full(size, 1.0 / max(size, 1))
 
 
 def expected_token_values(game: CheckpointCharlieGame, obs: CheckpointCharlieObservation) -> dict[Colour, float]:
@@ -138,8 +166,12 @@ class CheckpointAgent(Agent):
 
     name = "checkpoint"
 
-    def __init__(self, **params: Any) -> None:
-        super().__init__(**params)
+    def __init__(self, arrest_noise: float = 1.0, **params: Any) -> None:
+        if not 0.0 <= float(arrest_noise) <= 1.0:
+            raise InvalidConfig("arrest_noise", arrest_noise, "a weight from 0 to 1 (1: arrests ignored)")
+        super().__init__(arrest_noise=float(arrest_noise), **params)
+        #: weight of a world in which another seat's arrest does not fit its clue (1: ignore arrests)
+        self.arrest_noise = float(arrest_noise)
         self._solver = TokenSolver()
         self._cache: tuple[tuple[int, int], Posterior] | None = None
 
@@ -148,7 +180,7 @@ class CheckpointAgent(Agent):
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         assert isinstance(self.game, CheckpointCharlieGame)
-        post = posterior(self.game, obs, self._solver)
+        post = posterior(self.game, obs, self._solver, self.arrest_noise)
         self._cache = (key, post)
         return post
 
@@ -249,12 +281,13 @@ class BayesianAgent(CheckpointAgent):
         f = post.feature[:, nxt]
         s = post.side[:, nxt]
         keep = (((unseen[None, :] >> f[:, None]) & 1) == s[:, None]).astype(float)  # [world, x]
-        size = post.size
+        w = post.weight
         # joint values: kept[x, c] = E[worth of c ; x is kept] (not normalised by P(kept))
-        kept = keep.T @ worth / size
-        disc = (1.0 - keep).T @ worth / size
-        p_disc = (1.0 - keep).mean(axis=0)
-        now = worth.mean(axis=0)
+        weighted = worth * w[:, None]
+        kept = keep.T @ weighted
+        disc = (1.0 - keep).T @ weighted
+        p_disc = (1.0 - keep).T @ w
+        now = w @ worth
         best_now = max(cats, key=lambda c: now[c])
         own = kept[np.arange(len(unseen)), unseen]  # arresting the newly kept cat itself
         out = []
@@ -273,7 +306,7 @@ class BayesianAgent(CheckpointAgent):
         post = self.posterior(obs)
         table, ev = self.values(obs)
         worth = table[post.chief]  # [world, cat]: score of arresting cat in that world
-        now = worth.mean(axis=0)
+        now = post.weight @ worth
         best = max(cats, key=lambda c: now[c])
         slowest = self.slowest_value(obs, post, ev)
         if obs.deck_size == 0:
