@@ -113,6 +113,10 @@ def _allocations(avail: list[int], ks: list[int]) -> Iterator[list[list[int]]]:
     yield from rec(0, [])
 
 
+#: the one choice of a source none of whose movers is left to choose
+_NOTHING: list[tuple[int, list[tuple[int, int, int, int]]]] = [(1, [])]
+
+
 def _multinomial(total: int, parts: list[int]) -> int:
     out = factorial(total)
     rest = total
@@ -390,8 +394,12 @@ class ChainSolver(Solver):
                 continue
             per_src: list[list[tuple[int, list[tuple[int, int, int, int]]]]] = []
             for s, moves in by_src.items():
-                avail = [0 if g in fated else state[g][s] for g in range(G)]
                 ks = [need[(s, d)] for d, _ in moves]
+                if not any(ks):  # every mover from here is named (fated): nothing to choose
+                    self._charge(1)
+                    per_src.append(_NOTHING)
+                    continue
+                avail = [0 if g in fated else state[g][s] for g in range(G)]
                 case = (s, tuple(avail), tuple(ks))
                 cached = memo.get(case)
                 if cached is not None:
@@ -411,19 +419,31 @@ class ChainSolver(Solver):
                 self._charge(len(opts))
                 memo[case] = opts
                 per_src.append(opts)
+            combos = 1
+            for opts in per_src:
+                combos *= len(opts)
+            self._charge(combos)  # one step per successor, charged at once
+            base = list(state)
+            for g, s, d, m in forced:
+                vec = list(base[g])
+                vec[s] -= m
+                vec[d] += m
+                base[g] = tuple(vec)
             for combo in product(*per_src):
-                self._charge(1)
-                new = [list(v) for v in state]
+                new = base.copy()
+                changed: dict[int, list[int]] = {}
                 weight = w
-                for g, s, d, m in forced:
-                    new[g][s] -= m
-                    new[g][d] += m
                 for wt, delta in combo:
                     weight *= wt
                     for g, s, d, m in delta:
-                        new[g][s] -= m
-                        new[g][d] += m
-                out[tuple(tuple(v) for v in new)] += weight
+                        vec = changed.get(g)
+                        if vec is None:
+                            vec = changed[g] = list(new[g])
+                        vec[s] -= m
+                        vec[d] += m
+                for g, vec in changed.items():
+                    new[g] = tuple(vec)
+                out[tuple(new)] += weight
         return out
 
     # -- queries ----------------------------------------------------------------------------------
