@@ -321,6 +321,7 @@ class ChainSolver(Solver):
             return states
         single_of = {g[0]: i for i, g in enumerate(groups) if i >= len(plan.groups)}
         # which groups each card set covers (every group is wholly in or out of a set)
+        everything = tuple(i for i, g in enumerate(groups) if g)
         checks = []
         for c in cons:
             if isinstance(c, At):
@@ -332,14 +333,25 @@ class ChainSolver(Solver):
             else:
                 cards = set(c.cards)
                 members = tuple(i for i, g in enumerate(groups) if g and g[0] in cards)
+                kind = "total" if members == everything else "count"  # every card there: the state's column sum
                 if isinstance(c, AtLeastOne):
-                    checks.append(("count", members, c.loc, 1, ">="))
+                    checks.append((kind, members, c.loc, 1, ">="))
                 else:
-                    checks.append(("count", members, c.loc, c.n, c.op.value))
+                    checks.append((kind, members, c.loc, c.n, c.op.value))
         out: dict[State, int] = {}
         for state, w in states.items():
             ok = True
+            totals: list[int] | None = None
             for chk in checks:
+                if chk[0] == "total":
+                    _, _, z, n, op = chk
+                    if totals is None:
+                        totals = [sum(col) for col in zip(*state, strict=True)]
+                    total = totals[z]
+                    if (op == "==" and total != n) or (op == "<=" and total > n) or (op == ">=" and total < n):
+                        ok = False
+                        break
+                    continue
                 if chk[0] == "at":
                     _, g, z, want = chk
                     if (state[g][z] == 1) != want:
