@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from agents.base import Agent
-from deduce.games.base import Action, Observation
+from deduce.games.base import Action, Observation, sample_action
 
 __all__ = ["RandomAgent"]
 
 
 class RandomAgent(Agent):
-    """Picks uniformly among the legal actions (the baseline every game's agents must beat)."""
+    """Picks uniformly among all the legal actions, listed or structured (Alibi's hypothesis
+    questions): the baseline every game's agents must beat."""
 
     name = "random"
 
     def act(self, observation: Observation) -> Action:
-        actions = observation.legal_actions
-        return actions[int(self.rng.integers(len(actions)))]
+        return sample_action(observation.legal_actions, self.rng)

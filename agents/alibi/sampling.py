@@ -196,18 +196,23 @@ class SamplingAgent(Agent):
         return q
 
     def candidate_questions(self, obs: AlibiObservation, worlds: np.ndarray, questions: list[Ask]) -> list[Ask]:
-        """The legal family plus, per target, the most likely box hypothesis (4 cards) and
-        its suspect with every time (the seed's "how many of those have you seen")."""
+        """The listed questions plus, per target and family, hypothesis questions (legal
+        without being listed, out of about a million): the most likely box (4 cards), the
+        seed's form without the emotion (suspect, place, weapon card), and the likeliest suspect
+        card with the likeliest card of each other category."""
         game = self.game
         assert isinstance(game, AlibiGame)
         last = worlds[:, -1, :]
         inbox = (last == game.box_loc).mean(axis=0)
-        hyp = [int(max(cat, key=lambda c: inbox[c])) for cat in game.categories]
+        top = [int(max(cat, key=lambda c: inbox[c])) for cat in game.categories]
+        hypotheses = [tuple(top), tuple(top[:3]), *((top[0], top[k]) for k in range(1, len(top)))]
         extra = []
         for t in range(obs.num_players):
             if t != obs.player:
-                extra += [Ask(t, Family.SEEN, tuple(hyp)), Ask(t, Family.HAND, tuple(hyp))]
-        return questions + extra
+                for cards in dict.fromkeys(hypotheses):
+                    extra += [Ask(t, Family.SEEN, cards), Ask(t, Family.HAND, cards)]
+        listed = set(questions)
+        return questions + [q for q in dict.fromkeys(extra) if q not in listed]
 
     def best_question(self, obs: AlibiObservation, worlds: np.ndarray, labels: np.ndarray, questions: list[Ask]) -> tuple[Ask, float]:
         """The question with the largest expected information about the box, and the expected

@@ -4,7 +4,9 @@ The person sees only what their seat sees, in the words of the game's rule book 
 module, declared in the game's record): every event of their own observation, and at each of
 their decisions their private information and the public table. They choose from the legal
 actions by a number from the list shown, or by the action's words as shown (or a few words
-that abbreviate them: "sug gr rope hall"); ``notebook`` shows the detective's notebook of their
+that abbreviate them: "sug gr rope hall"), or, where the game allows more actions than it can
+list (Alibi's hypothesis questions), in the words its wording module reads and shows how to
+type ("ask bob has seen Slim Slant, Morning, Front Seat, Pillow"); ``notebook`` shows the detective's notebook of their
 own view and ``why CARD`` explains a deduction. A decision with a single legal action is played
 for them (``--no-auto`` asks anyway). ``deduce play clue --board`` plays on the classic board.
 
@@ -109,6 +111,17 @@ class Words:
 
     def help(self) -> str:
         return self.text.actions_help(self.game) if hasattr(self.text, "actions_help") else ""
+
+    def parse(self, line: str, observation: Observation) -> Action | None:
+        """An action typed in the game's words that is legal without being listed (Alibi's
+        hypothesis questions), if the wording module reads such actions (``None``: not one)."""
+        parse = getattr(self.text, "parse_action", None)
+        return parse(self.game, line, observation) if parse is not None else None
+
+    def hint(self, observation: Observation) -> str:
+        """How to type the actions that are legal without being listed ("" for none)."""
+        hint = getattr(self.text, "question_hint", None)
+        return hint(self.game, observation) if hint is not None else ""
 
     def board(self, positions: Sequence[int]) -> str | None:
         """The board picture for this seat, if the game is played on one."""
@@ -278,6 +291,7 @@ class HumanGame:
         if status:
             lines.append(status)
         self.menu = [a for a, _ in menu]
+        structured = any(s.size for s in getattr(obs.legal_actions, "structured", ()))
         if len(menu) <= _LIST_LIMIT:
             lines += [f"  {i + 1:>3}. {t}" for i, (_, t) in enumerate(menu)]
         else:
@@ -286,6 +300,8 @@ class HumanGame:
                 f"{len(menu)} legal actions ({', '.join(kinds)}): type words to pick one "
                 f"(e.g. '{menu[0][1]}'), or 'list'"
             )
+        if structured:
+            lines.append(self.words.hint(obs) or "other actions are legal without being listed")
         return "\n".join(lines)
 
     def _is_room_move(self, action: Action) -> bool:
@@ -361,6 +377,9 @@ class HumanGame:
             return self._play(pool[k - 1])
         found = choose(line, menu)
         if not found:
+            typed = self.words.parse(line, obs)
+            if typed is not None:
+                return self._play(typed)
             return self._no_match(line, obs)
         if len(found) == 1:
             return self._play(found[0])
@@ -385,7 +404,8 @@ class HumanGame:
                 reason = self.state.explain_illegal(action)
             except Exception:
                 reason = "not a legal action now"
-            raise IllegalAction(reason)
+            words = self.words.action(action, self.state.observation(self.seat))
+            raise IllegalAction(f"{words}: " + reason.removeprefix(f"{action!r}: ") if reason.startswith(repr(action)) else reason)
         self.person.chosen = action
         self.menu = []
         return self.advance()

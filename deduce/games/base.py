@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # deduce.actions imports this module
 
 __all__ = [
     "Action",
+    "ActionSet",
+    "LegalActions",
+    "sample_action",
     "Event",
     "Dealt",
     "Observation",
@@ -45,6 +48,113 @@ PUBLIC: frozenset[int] | None = None
 @dataclass(frozen=True)
 class Action:
     """Base class of every game's actions (small frozen values, hashable)."""
+
+
+class ActionSet(Protocol):
+    """A structured block of legal actions too large to list (Alibi's hypothesis questions:
+    a target, a family and one card per category, about a million per turn): described by
+    per-component choices, so a sampler draws from it and a learning wrapper offers it one
+    component at a time, and nobody walks it action by action."""
+
+    #: how many actions it enumerates (``unrank`` takes ``0 .. size-1``).
+    size: int
+
+    def __contains__(self, action: object) -> bool:
+        """Whether ``action`` is legal by this block's rule (it may accept more than it enumerates)."""
+        ...
+
+    def unrank(self, index: int) -> Action:
+        """The enumerated action number ``index``."""
+        ...
+
+    def components(self) -> tuple[tuple[str, int], ...]:
+        """``(name, number of choices)`` of each component, in order."""
+        ...
+
+    def build(self, parts: Sequence[int]) -> Action | None:
+        """The action of one choice per component (``None``: no legal action has these parts)."""
+        ...
+
+
+class LegalActions(tuple):  # type: ignore[type-arg]
+    """The actions a player may take now: a tuple of the *listed* ones (every game's menu,
+    walked, indexed and compared as before) plus ``structured`` blocks (:class:`ActionSet`)
+    that are legal but never listed one by one.
+
+    ``action in legal`` and :meth:`sample` cover both parts (``sample`` is uniform over all
+    :attr:`total` actions); ``len``, iteration and indexing cover the listed part only, so code
+    that walks a menu stays fast. Without structured blocks it is an ordinary tuple (equal to
+    the list or tuple of the same actions).
+    """
+
+    structured: tuple[ActionSet, ...]
+
+    def __new__(cls, listed: Sequence[Action] = (), structured: Sequence[ActionSet] = ()) -> LegalActions:
+        self = super().__new__(cls, listed)
+        self.structured = tuple(structured)
+        return self
+
+    def __getnewargs__(self) -> tuple[tuple[Action, ...]]:  # pickling: the listed part; ``structured`` is state
+        return (tuple(self),)
+
+    @property
+    def listed(self) -> tuple[Action, ...]:
+        """The explicitly listed actions (a plain tuple)."""
+        return tuple(self)
+
+    @property
+    def total(self) -> int:
+        """How many legal actions there are, listed and structured."""
+        return len(self) + sum(s.size for s in self.structured)
+
+    def __contains__(self, action: object) -> bool:
+        return tuple.__contains__(self, action) or any(action in s for s in self.structured)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalActions):
+            return tuple.__eq__(self, other) is True and self.structured == other.structured
+        if isinstance(other, list | tuple):
+            return not any(s.size for s in self.structured) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        if not self.structured:
+            return f"LegalActions({tuple(self)!r})"
+        return f"LegalActions({tuple(self)!r}, structured={self.structured!r})"
+
+    def every(self) -> Iterator[Action]:
+        """Every legal action, listed then structured (slow for a large structured part)."""
+        yield from self
+        for s in self.structured:
+            for i in range(s.size):
+                yield s.unrank(i)
+
+    def sample(self, rng: np.random.Generator) -> Action:
+        """One legal action drawn uniformly from all :attr:`total` (listed or structured); with
+        no structured part the draw is ``self[rng.integers(len(self))]``, as agents always drew."""
+        index = int(rng.integers(self.total))
+        if index < len(self):
+            return self[index]
+        index -= len(self)
+        for s in self.structured:
+            if index < s.size:
+                return s.unrank(index)
+            index -= s.size
+        raise IndexError("no legal action to sample")
+
+
+def sample_action(actions: Sequence[Action], rng: np.random.Generator) -> Action:
+    """A uniformly random legal action: :meth:`LegalActions.sample` for a structured menu,
+    else ``actions[rng.integers(len(actions))]`` (the draw every agent makes on a list)."""
+    if isinstance(actions, LegalActions):
+        return actions.sample(rng)
+    return actions[int(rng.integers(len(actions)))]
 
 
 @dataclass(frozen=True)
@@ -78,7 +188,8 @@ class Observation:
     """What one player has seen: immutable, and holding no reference to the state.
 
     ``events`` are the player's views of every event so far; ``legal_actions`` are the
-    actions this player may take now (empty when it is not this player's decision).
+    actions this player may take now (empty when it is not this player's decision): a tuple,
+    or a :class:`LegalActions` when some of them are structured rather than listed.
 
     Every game fills ``names``, and every game played with a hand of cards fills ``hand`` and
     ``hand_sizes``; a game's own observation adds what else its players see. Defaults: ``names``
@@ -198,8 +309,9 @@ class State(abc.ABC):
         """The seat that must act now, or ``State.TERMINAL``."""
 
     @abc.abstractmethod
-    def legal_actions(self, player: int | None = None) -> list[Action]:
-        """Actions the current player (or ``player``) may take now."""
+    def legal_actions(self, player: int | None = None) -> Sequence[Action]:
+        """Actions the current player (or ``player``) may take now: a list, or a
+        :class:`LegalActions` whose structured part is legal without being listed."""
 
     @abc.abstractmethod
     def _apply(self, action: Action) -> list[Event]:

@@ -332,3 +332,20 @@ def test_a_registered_game_without_wording_is_still_playable(monkeypatch):
     monkeypatch.setitem(registry._LOADED, "mafia-code", GameInfo(name="mafia-code", game=info.game, log=info.log))
     code, out = play(["1", "quit"], "mafia-code", "--agents", "random")
     assert code == 0 and "you: Guess(" in out and "internal error" not in out
+
+
+def test_an_alibi_hypothesis_question_is_typed_in_the_games_words():
+    """The seed's question, typed as the rule book says it, is asked (it is legal without being
+    listed), the turn shows how to type one, and the question reads back in the same words."""
+    code, out = play(
+        ["meld nothing", "ask p1 has seen Slim Slant, Morning, Front Seat, Pillow",
+         "ask p2 holds Rage + Gun", "ask p3 has seen Slim Slant, Zzz", "quit"],
+        "alibi", "--seed", "3", "--agents", "random",
+    )
+    assert code == 0 and "internal error" not in out and "Traceback" not in out
+    assert "or ask any question by its cards: a hypothesis, 'ask p1 has seen Slim Slant, Morning," in out
+    assert "you: ask p1 has seen Slim Slant / Morning + Auto / Front Seat + Smothering / Pillow" in out
+    assert "you asked p1: how many of Slim Slant / Morning + Auto / Front Seat + Smothering / Pillow have you ever seen? answer" in out
+    # the round's questions are over: the next typed question is refused in words, on one line
+    assert "error: ask p2 holds Gun + Rage: player 0 must choose cards to pass\n" in out
+    assert "error: unknown card, set or category 'Zzz'" in out

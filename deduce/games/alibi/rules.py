@@ -50,6 +50,7 @@ from deduce.games.base import (
     Dealt,
     Event,
     Game,
+    LegalActions,
     Observation,
     State,
     own_observation,
@@ -69,6 +70,7 @@ __all__ = [
     "PassCard",
     "Fill",
     "Done",
+    "Hypotheses",
     "Dealt",
     "Melded",
     "Asked",
@@ -373,6 +375,101 @@ class AlibiObservation(Observation):
     #: this player's accusation sheet so far (``(blank, value)`` pairs).
     sheet: tuple[tuple[int, int], ...] = ()
     scores: tuple[int, ...] = ()
+
+
+# -- hypothesis questions ---------------------------------------------------------------------
+NONE = -1  # a hypothesis component left out ("no weapon named")
+
+
+@dataclass(frozen=True)
+class Hypotheses:
+    """The seed's hypothesis questions, structured (an :class:`~deduce.games.base.ActionSet`):
+    "I think Slim Slant killed Brenda in the Morning, in the Front Seat of her Auto, with a
+    Pillow: how many of those cards have you seen?" A question of one of ``targets``, in one of
+    ``families``, naming a suspect card and at most one card of each other category, at least
+    one of them (the suspect card alone is a listed single-card question).
+
+    Enumerated: those, about a million a turn with four players, never listed. Accepted
+    (``in``): any question the rules allow of these targets in these families, i.e. any union
+    of categories, sets, sub-icon classes and single cards (RULES.md §1C), which no sampler
+    enumerates."""
+
+    targets: tuple[int, ...]
+    families: tuple[Family, ...]
+    #: the card ids of each category (CATEGORIES order).
+    categories: tuple[tuple[int, ...], ...]
+    num_cards: int
+
+    @property
+    def _tail(self) -> int:
+        """Combinations of the three optional categories, "none" included."""
+        out = 1
+        for cards in self.categories[1:]:
+            out *= len(cards) + 1
+        return out
+
+    @property
+    def size(self) -> int:
+        return len(self.targets) * len(self.families) * len(self.categories[0]) * (self._tail - 1)
+
+    def __contains__(self, action: object) -> bool:
+        return (
+            isinstance(action, Ask)
+            and action.target in self.targets
+            and action.family in self.families
+            and bool(action.cards)
+            and all(0 <= c < self.num_cards for c in action.cards)
+        )
+
+    def components(self) -> tuple[tuple[str, int], ...]:
+        """Target, family, suspect card, then place, weapon and emotion card or none (index 0)."""
+        names = ("target", "family", *(f"{c} card" for c in CATEGORIES))
+        sizes = (len(self.targets), len(self.families), len(self.categories[0]), *(len(c) + 1 for c in self.categories[1:]))
+        return tuple(zip(names, sizes, strict=True))
+
+    def build(self, parts: Sequence[int]) -> Ask | None:
+        """The question of one choice per component (as :meth:`components` numbers them)."""
+        t, f, s, *rest = (int(x) for x in parts)
+        if not (0 <= t < len(self.targets) and 0 <= f < len(self.families) and 0 <= s < len(self.categories[0])):
+            return None
+        cards = [self.categories[0][s]]
+        for k, r in enumerate(rest, start=1):
+            if not 0 <= r <= len(self.categories[k]):
+                return None
+            if r:
+                cards.append(self.categories[k][r - 1])
+        return Ask(self.targets[t], self.families[f], tuple(cards))
+
+    def unrank(self, index: int) -> Ask:
+        """Question ``index``: target slowest, then family, suspect card, and the three optional
+        cards in mixed radix, skipping the suspect-only combination."""
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        per_suspect = self._tail - 1
+        rest, r = divmod(index, per_suspect)
+        rest, s = divmod(rest, len(self.categories[0]))
+        t, f = divmod(rest, len(self.families))
+        r += 1  # 0 would name no optional card
+        tail = []
+        for cards in reversed(self.categories[1:]):
+            r, x = divmod(r, len(cards) + 1)
+            tail.append(x)
+        ask = self.build((t, f, s, *reversed(tail)))
+        assert ask is not None
+        return ask
+
+    def of(self, cards: Sequence[int]) -> tuple[int, ...] | None:
+        """The component choices naming ``cards`` (one per category, a suspect card among them),
+        or ``None`` if they are no hypothesis."""
+        by_cat: list[int] = [0] * len(self.categories)
+        for c in cards:
+            k = next((k for k, ids in enumerate(self.categories) if c in ids), None)
+            if k is None or by_cat[k]:
+                return None
+            by_cat[k] = self.categories[k].index(c) + 1
+        if not by_cat[0]:
+            return None
+        return (by_cat[0] - 1, *by_cat[1:])
 
 
 # -- the game ---------------------------------------------------------------------------------
@@ -710,7 +807,15 @@ class AlibiState(State):
             out.append(Ask(t, Family.HELD, ()))
         return out
 
-    def legal_actions(self, player: int | None = None) -> list[Action]:
+    def hypotheses(self, asker: int) -> Hypotheses:
+        """The hypothesis questions ``asker`` may ask (structured, never listed)."""
+        g = self.game
+        targets = tuple(t for t in range(g.num_players) if t != asker)
+        return Hypotheses(targets, (Family.HAND, Family.SEEN), g.categories, g.num_cards)
+
+    def legal_actions(self, player: int | None = None) -> Sequence[Action]:
+        """The listed actions (melds, the canonical questions, accusing, passing, the sheet)
+        and, on a turn, the structured :class:`Hypotheses` (a :class:`LegalActions`)."""
         if self.finished or (player is not None and player != self.current_player):
             return []
         who = self.current_player
@@ -720,7 +825,7 @@ class AlibiState(State):
         if self.phase == "ask":
             if self.round > self.game.config.max_rounds:
                 return [Accuse()]
-            return [*self.questions(who), Accuse(), *self._turn_melds(who)]
+            return LegalActions([*self.questions(who), Accuse(), *self._turn_melds(who)], [self.hypotheses(who)])
         if self.phase == "pass":
             return [PassCard(c) for c in sorted(self.hands[who])]
         if self.phase == "sheet":
@@ -734,6 +839,10 @@ class AlibiState(State):
                 out.append(Done())
             return out
         return []
+
+    def _legal_parts(self) -> tuple[Sequence[Action], tuple[Hypotheses, ...]]:
+        legal = self.legal_actions()
+        return legal, legal.structured if isinstance(legal, LegalActions) else ()
 
     def _turn_melds(self, who: int) -> list[Action]:
         """Melds ``who`` may lay down on its own turn before asking (``meld_timing="any_time"``):
@@ -854,7 +963,7 @@ class AlibiState(State):
             num_players=cfg.num_players,
             events=self.views(player),
             current_player=self.current_player,
-            legal_actions=tuple(self.legal_actions()) if acting else (),
+            legal_actions=LegalActions(*self._legal_parts()) if acting else (),
             terminal=self.finished,
             names=cfg.names,
             hand=tuple(sorted(self.hands[player])) if player is not None else (),

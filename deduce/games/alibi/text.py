@@ -9,8 +9,11 @@ prefix of to choose it: "ask bob holds Rage", "meld Poison", "pass Boat / Deck",
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from deduce.cards import normalise_name
+from deduce.errors import DeduceError, UnknownName
 from deduce.explain import plain_phraser as phraser
 from deduce.games.alibi.log import set_name
 from deduce.games.alibi.rules import (
@@ -34,7 +37,18 @@ from deduce.games.base import Action, Dealt, Event, Observation
 from deduce.games.words import cards_text as _cards
 from deduce.games.words import who as _who
 
-__all__ = ["event_text", "action_text", "phraser", "status_text", "final_scores", "actions_help", "card_set_text"]
+__all__ = [
+    "event_text",
+    "action_text",
+    "phraser",
+    "status_text",
+    "final_scores",
+    "actions_help",
+    "card_set_text",
+    "parse_action",
+    "question_hint",
+    "match_name",
+]
 
 _FAMILY = {Family.HAND: "holds", Family.SEEN: "has seen"}
 
@@ -171,9 +185,100 @@ def actions_help(game: AlibiGame) -> str:
         "  ask P has seen SET           ... has P ever seen (e.g. 'ask bob has seen Morning')\n"
         "  ask P how many ... held      how many different cards has P ever held\n"
         "      SET: a category (suspect, place, weapon, emotion), a set (Gun), a time (Noon) or a card\n"
+        "      or several joined by '+' or ',': a hypothesis names a suspect card and at most one card\n"
+        "      of each other category ('ask bob has seen Slim Slant, Morning, Front Seat, Pillow')\n"
         "  accuse                       end the game: every player fills a sheet\n"
         "  pass CARD                    choose a card to pass to the left (e.g. 'pass Boat / Deck')\n"
         "  fill BLANK VALUE             write on your sheet (e.g. 'fill suspect Slim Slant', 'fill time Noon')\n"
         "      blanks: " + ", ".join(BLANKS) + "\n"
         "  done                         hand in your sheet"
+    )
+
+
+def _vocabulary(game: AlibiGame) -> dict[str, tuple[int, ...]]:
+    """Every name a question's cards can be given by: the named sets (categories, sets, the
+    times, cards) and a card's own sub-icon where only one card bears it ("Front Seat")."""
+    out = {label: ids for label, ids in game.canonical_sets()}
+    subs: dict[str, list[int]] = {}
+    for card in game.deck:
+        subs.setdefault(str(card.attribute("sub")), []).append(card.id)
+    for sub, ids in subs.items():
+        if len(ids) == 1:
+            out.setdefault(sub, tuple(ids))
+    return out
+
+
+def _words_of(text: str) -> list[str]:
+    return [normalise_name(w) for w in re.split(r"[\s/]+", text) if normalise_name(w)]
+
+
+def match_name(text: str, names: Sequence[str], what: str) -> str:
+    """The one of ``names`` that ``text`` names: the name itself (case, spaces and punctuation
+    aside), else the only name each of whose typed words begins a word of ("sli sl mor");
+    an error naming the input otherwise ("did you mean" for a near miss)."""
+    import difflib
+
+    key = normalise_name(text)
+    exact = [n for n in names if normalise_name(n) == key]
+    if len(exact) == 1:
+        return exact[0]
+    typed = _words_of(text)
+    found = [n for n in names if typed and all(any(w.startswith(t) for w in _words_of(n)) for t in typed)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise DeduceError(f"{what} {text!r} is ambiguous: it could be {', '.join(found[:6])}{', ...' if len(found) > 6 else ''}")
+    close = difflib.get_close_matches(text, list(names), n=3, cutoff=0.6)
+    raise UnknownName(f"unknown {what} {text!r}" + (f"; did you mean {' or '.join(close)}?" if close else ""))
+
+
+def _question_cards(game: AlibiGame, text: str) -> tuple[int, ...]:
+    """The cards of a question's parts joined by "+" or ","; a suspect followed by a time
+    ("Slim Slant, Morning") is that one card, as in the seed's hypothesis."""
+    vocab = _vocabulary(game)
+    names = list(vocab)
+    parts = [p.strip() for p in re.split(r"[+,]", text) if p.strip()]
+    if not parts:
+        raise DeduceError(f"a question needs cards: {text!r} names none")
+    sets = [set(vocab[match_name(p, names, "card, set or category")]) for p in parts]
+    suspects = {frozenset(game.set_cards[s]) for s in game.category_sets[0]}
+    times = {frozenset(ids) for _, ids in game.subicon_classes}
+    cards: set[int] = set()
+    i = 0
+    while i < len(sets):
+        if i + 1 < len(sets) and frozenset(sets[i]) in suspects and frozenset(sets[i + 1]) in times:
+            cards |= sets[i] & sets[i + 1]
+            i += 2
+            continue
+        cards |= sets[i]
+        i += 1
+    return tuple(sorted(cards))
+
+
+def parse_action(game: AlibiGame, line: str, observation: Observation | None = None) -> Action | None:
+    """A question typed in the game's words, beyond the listed ones: "ask bob has seen Slim
+    Slant, Morning, Front Seat, Pillow" (the seed's hypothesis), "ask cy holds Rage + Gun"
+    (any union of named sets). ``None`` when ``line`` is not a question; an error naming the
+    input when it is one that cannot be read."""
+    m = re.match(r"\s*ask\s+(.+?)\s+(holds?|has\s+seen|seen)\s+(.+)$", line, re.IGNORECASE)
+    if m is None:
+        return None
+    names = list(game.config.names)
+    target = names.index(match_name(m.group(1), names, "player"))
+    family = Family.HAND if m.group(2).lower().startswith("hold") else Family.SEEN
+    return Ask(target, family, _question_cards(game, m.group(3)))
+
+
+def question_hint(game: AlibiGame, observation: Observation | None = None) -> str:
+    """How to type a question that is not listed (a hypothesis, any union of named sets)."""
+    you = getattr(observation, "player", None)
+    names = game.config.names
+    other = names[next((p for p in range(game.num_players) if p != you), 0)]
+    suspect = game.deck[game.set_cards[game.category_sets[0][0]][0]]
+    rest = [str(game.deck[game.set_cards[game.category_sets[k][0]][0]].attribute("sub")) for k in (1, 2)]
+    seed = f"{suspect.attribute('set')}, {suspect.attribute('sub')}, {rest[0]}, {rest[1]}"
+    return (
+        f"or ask any question by its cards: a hypothesis, 'ask {other} has seen {seed}' "
+        f"(a suspect card and at most one place, weapon and emotion card), or named sets joined "
+        f"by '+', 'ask {other} holds Rage + Gun'"
     )
