@@ -484,33 +484,50 @@ class Plan:
 
     @staticmethod
     def _order(items: list[tuple[tuple, list[int]]]) -> list[tuple[tuple, list[int]]]:
-        """Greedy elimination order: open few constraints, close many (small DP frontier)."""
+        """Greedy elimination order: open few constraints, close many (small DP frontier).
+
+        Each pick takes the class with the smallest (tracked, opened - closed, -closed, size),
+        the first such on a tie; the opened and closed counts of the other classes are
+        updated only where they share a constraint with the pick (linear work per pick)."""
         uses: dict[tuple, int] = {}
         for (_, mem), _cards in items:
             for key in mem:
                 ck = key[:2]
                 uses[ck] = uses.get(ck, 0) + 1
+        n = len(items)
+        keys = [tuple({key[:2] for key in mem}) for (_, mem), _cards in items]
+        late = [any(key[0] == "t" for key in mem) for (_, mem), _cards in items]  # tracked cards last
+        size = [len(cards) for _, cards in items]
+        holders: dict[tuple, list[int]] = {}
+        for i, ks in enumerate(keys):
+            for ck in ks:
+                holders.setdefault(ck, []).append(i)
+        new = [len(ks) for ks in keys]
+        close = [sum(1 for ck in ks if uses[ck] == 1) for ks in keys]
+        alive = [True] * n
+        left = list(range(n))
         opened: set[tuple] = set()
         done: dict[tuple, int] = {}
         order: list[tuple[tuple, list[int]]] = []
-        rest = list(items)
-        while rest:
-            best = None
-            best_score: tuple = ()
-            for idx, ((_, mem), cards) in enumerate(rest):
-                keys = {key[:2] for key in mem}
-                new = sum(1 for ck in keys if ck not in opened)
-                close = sum(1 for ck in keys if done.get(ck, 0) + 1 == uses[ck])
-                late = any(key[0] == "t" for key in mem)  # tracked cards last: fewer states carry them
-                score = (late, new - close, -close, len(cards))
-                if best is None or score < best_score:
-                    best, best_score = idx, score
-            assert best is not None
-            item = rest.pop(best)
-            order.append(item)
-            for ck in {key[:2] for key in item[0][1]}:
+        while left:
+            best = min(left, key=lambda i: (late[i], new[i] - close[i], -close[i], size[i], i))
+            left.remove(best)
+            alive[best] = False
+            order.append(items[best])
+            for ck in keys[best]:
+                d = done.get(ck, 0)
+                fresh = ck not in opened
                 opened.add(ck)
-                done[ck] = done.get(ck, 0) + 1
+                done[ck] = d + 1
+                u = uses[ck]
+                for i in holders[ck]:
+                    if alive[i]:
+                        if fresh:
+                            new[i] -= 1
+                        if d + 1 == u:
+                            close[i] -= 1
+                        if d + 2 == u:
+                            close[i] += 1
         return order
 
     def _layout(self, ordered, vcounts, vclauses, vnotalls) -> None:
