@@ -10,7 +10,8 @@ expected-points seat rotating, and reports per setting:
 * time per knowledge update (building the player's time-indexed knowledge base and its
   exact hidden-room marginals with the chain counter: median and max) and per solver decision.
 
-``--quick`` runs a few matches per setting; ``--json FILE`` writes the table as JSON.
+``--quick`` runs a few matches per setting; ``--json FILE`` writes the table as JSON;
+``--leftover box`` plays the variant whose leftover cards go face down into the box.
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ def mean_ci(xs: list[float], z: float = 1.96) -> tuple[float, tuple[float, float
     return m, (m - half, m + half)
 
 
-def run_setting(players: int, beginner: bool, matches: int, seed: int = 0) -> Result:
-    """Play ``matches`` matches of one setting and measure them."""
-    game = CrimeHotelGame(num_players=players, beginner=beginner)
+def run_setting(players: int, beginner: bool, matches: int, seed: int = 0, leftover: str = "reveal") -> Result:
+    """Play ``matches`` matches of one setting and measure them (``leftover="box"``: the
+    variant whose leftover cards go face down into the box, the slowest to count)."""
+    game = CrimeHotelGame(num_players=players, beginner=beginner, leftover=leftover)
     solver_wins, random_wins = 0, 0
     solver_pts: list[float] = []
     random_pts: list[float] = []
@@ -126,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--leftover", choices=("reveal", "box"), default="reveal",
+                        help="leftover cards after the deal: lit on the board (default) or face down in the box")
     args = parser.parse_args(argv)
     matches = 12 if args.quick else args.matches
     rows = []
@@ -136,9 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     for players in (3, 4):
         for beginner in (False, True):
-            r = run_setting(players, beginner, matches, args.seed)
+            r = run_setting(players, beginner, matches, args.seed, args.leftover)
             rows.append(r)
-            name = f"{players}p {'beginner' if beginner else 'full'}"
+            name = f"{players}p {'beginner' if beginner else 'full'}{' box' if args.leftover == 'box' else ''}"
             print(
                 f"{name:<14} {r.matches:>4} "
                 f"{r.solver_win:>6.2f} [{r.solver_win_ci[0]:.2f},{r.solver_win_ci[1]:.2f}]      "
