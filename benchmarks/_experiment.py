@@ -56,12 +56,13 @@ class RunOptions:
 SERIAL = RunOptions()
 
 
-def add_run_options(parser: argparse.ArgumentParser, backend: str = "serial", workers: int | None = None) -> None:
+def add_run_options(parser: argparse.ArgumentParser, backend: str = "auto", workers: int | None = None) -> None:
     """``--backend``, ``--workers``, ``--address``, ``--connect-timeout`` and ``--out``, the same
     in every agent benchmark."""
     group = parser.add_argument_group("where the games run (the tournament's backends)")
     group.add_argument("--backend", choices=BACKENDS, default=backend,
-                       help=f"serial, processes, ray or auto (default {backend}); every backend gives the same table")
+                       help=f"serial, processes, ray or auto (default {backend}: serial, moving to processes once the "
+                            "rest looks long); every backend gives the same table")
     group.add_argument("--workers", type=int, default=workers,
                        help="processes (or local Ray CPUs); default all cores")
     group.add_argument("--address", default=None,

@@ -4,6 +4,11 @@ with its stated error, in the same run), agent decision times, sampler error aga
 enumeration on reduced decks, and win rates with 95% Wilson intervals.
 
     python -m benchmarks.alibi [--games 20] [--quick] [--only update,grid,decisions,sampler,wins]
+        [--backend serial|processes|ray|auto] [--workers N] [--address HOST:PORT] [--out DIR]
+
+The win tables are tournaments (:mod:`benchmarks._experiment`): every rotation of the seats,
+duplicate deals, on any backend, resumed from ``--out``; rates and intervals from
+:mod:`deduce.apps.tournament.stats`.
 """
 
 from __future__ import annotations
@@ -11,11 +16,15 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 import agents
 import solvers
+from benchmarks import _experiment as ex
+from deduce.apps.tournament import derive_seed
 from deduce.apps.tournament.stats import wilson
 from deduce.games.alibi.rules import Accuse, AlibiGame, AlibiState
 from deduce.play import RandomPlayer, play_game
@@ -148,41 +157,57 @@ def bench_grid(seeds: int, rounds: tuple[int, ...] = (2, 4, 6, 8, 10), max_sampl
           f"{statistics.median(ratios):.2f}; converged {sum(c for *_, c in rows)}/{len(rows)}")
 
 
-def bench_wins(games: int) -> None:
-    game = AlibiGame(num_players=4)
-    for label, lineup in (
-        ("sampling vs 3 random", ["sampling", "random", "random", "random"]),
-        ("sampling-randq vs 3 random", ["sampling-randq", "random", "random", "random"]),
-        ("sampling vs sampling-randq (2 v 2)", ["sampling", "sampling-randq", "sampling", "sampling-randq"]),
-    ):
-        wins: dict[str, float] = {}
-        seats: dict[str, int] = {}
+#: the win tables at 4 players: label -> the agents of its seats (the first in every seat once a round)
+WIN_TABLES: dict[str, tuple[str, ...]] = {
+    "sampling vs 3 random": ("sampling", "random", "random", "random"),
+    "sampling-randq vs 3 random": ("sampling-randq", "random", "random", "random"),
+    "sampling vs sampling-randq (2 v 2)": ("sampling", "sampling-randq", "sampling", "sampling-randq"),
+}
+
+
+def win_cells(games: int, seed: int = 1000) -> list[ex.Cell]:
+    """The win tables as tournaments: every rotation of the seats, one duplicate deal per round,
+    at least ``games`` games (whole rounds) each, the same deals for every table."""
+    rounds = -(-max(games, 1) // 4)
+    return [ex.Cell.create(label, "alibi", list(lineup), 4, 4 * rounds, derive_seed(seed, 7, 4), arrangement="rotate")
+            for label, lineup in WIN_TABLES.items()]
+
+
+def win_lines(table: ex.Cell, games: Any) -> str:
+    """One table's line: per agent the win rate per seat (a shared win counts for each winner)
+    with its Wilson 95% interval over seats, and the per-deal paired difference of the first
+    two agents (:mod:`deduce.apps.tournament.stats`)."""
+    rows = ex.family_table(games)
+    order = list(dict.fromkeys(ex.family(s.label) for s in table.agents))
+    rows = rows.set_index("agent").loc[order]
+    parts = [f"{name} {r.win_rate:.2f} [{r.win_lo:.2f}, {r.win_hi:.2f}] ({int(r.seats)} seats)" for name, r in rows.iterrows()]
+    p = ex.paired(games, order[0], order[1], column="win")
+    return (f"{table.name}, {table.games} games: per-seat win rate " + "; ".join(parts)
+            + f"; {order[0]} minus {order[1]} per deal {p['mean']:+.2f} [{p['lo']:+.2f}, {p['hi']:+.2f}] "
+              f"over {p['n']} deals")
+
+
+def bench_wins(games: int, options: ex.RunOptions = ex.SERIAL) -> None:
+    cells = win_cells(games)
+    for table in cells:
         t = time.perf_counter()
-        for g in range(games):
-            shift = g % 4
-            names = lineup[shift:] + lineup[:shift]
-            rec = play_game(game, [agents.get(nm, game="alibi") for nm in names], 1000 + g)
-            assert rec.failure is None, rec.failure
-            for i, nm in enumerate(names):
-                seats[nm] = seats.get(nm, 0) + 1
-                if i in rec.winners:
-                    wins[nm] = wins.get(nm, 0) + 1 / len(rec.winners)
-        parts = []
-        for nm in dict.fromkeys(lineup):
-            w, n = wins.get(nm, 0.0), seats[nm]
-            lo, hi = wilson(w, n)
-            parts.append(f"{nm} {w / n:.2f} [{lo:.2f}, {hi:.2f}] ({n} seats)")
-        print(f"{label}, {games} games ({time.perf_counter() - t:.0f} s): per-seat win rate " + "; ".join(parts))
+        played = ex.run_cells([table], options)[table.name]
+        print(win_lines(table, played) + f" ({time.perf_counter() - t:.0f} s)", flush=True)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--positions", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="fewer positions and games")
     ap.add_argument("--skip-wins", action="store_true")
     ap.add_argument("--only", default="update,grid,decisions,sampler,wins", help="which parts to run")
-    args = ap.parse_args()
+    ex.add_run_options(ap)
+    args = ap.parse_args(argv)
+    return ex.guarded(lambda: _main(args), "benchmarks.alibi")
+
+
+def _main(args: argparse.Namespace) -> int:
     n = 3 if args.quick else args.positions
     parts = set(args.only.split(","))
     if "update" in parts:
@@ -194,8 +219,9 @@ def main() -> None:
     if "sampler" in parts:
         bench_sampler(min(n, 5))  # exact enumeration: 4-450 s per position
     if "wins" in parts and not args.skip_wins:
-        bench_wins(4 if args.quick else args.games)
+        bench_wins(4 if args.quick else args.games, ex.run_options(args))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

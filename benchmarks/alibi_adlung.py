@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import math
 import statistics
 import time
 from collections import defaultdict
@@ -45,13 +44,15 @@ import numpy as np
 import agents
 import deduce
 import solvers
+from benchmarks import _experiment as ex
 from benchmarks._timing import TimingRow, timing_row
-from deduce.apps.tournament.stats import wilson
+from deduce.apps.tournament import AgentSpec, derive_seed
 from deduce.errors import NotSupported, TooLarge
 from deduce.games.alibi_adlung.rules import AlibiAdlungGame
 from deduce.play import RandomPlayer, Step, play_game
 
-__all__ = ["ScoreRow", "TimingRow", "BiasRow", "scores", "timings", "bias", "head_to_head", "main"]
+__all__ = ["ScoreRow", "TimingRow", "BiasRow", "score_cells", "score_rows", "scores", "timings", "bias", "head_to_head",
+           "main"]
 
 #: agent label -> (registry name, parameters)
 LEADS: dict[str, tuple[str, dict[str, object]]] = {
@@ -63,69 +64,68 @@ LEADS: dict[str, tuple[str, dict[str, object]]] = {
 
 @dataclass(frozen=True)
 class ScoreRow:
+    """One agent of one score table: seats, mean score per seat with its bootstrap 95% interval
+    over deals, wins (a shared top counts for each) with the Wilson interval over seats, and
+    milliseconds per decision (:func:`deduce.apps.tournament.stats.agent_table`)."""
+
     players: int
     table: str
     agent: str
-    values: tuple[float, ...]
+    seats: int
+    mean: float
+    ci: tuple[float, float]
     wins: int
+    win_ci: tuple[float, float]
     decision_ms: float
-
-    @property
-    def seats(self) -> int:
-        return len(self.values)
-
-    @property
-    def mean(self) -> float:
-        return statistics.fmean(self.values)
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        """95% interval of the mean score (normal approximation)."""
-        half = 1.96 * statistics.stdev(self.values) / math.sqrt(self.seats) if self.seats > 1 else math.inf
-        return self.mean - half, self.mean + half
+    deals: int = 0
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.seats if self.seats else 0.0
 
-    @property
-    def win_ci(self) -> tuple[float, float]:
-        return wilson(self.wins, self.seats)
+
+def _spec(label: str) -> AgentSpec:
+    name, params = LEADS[label]
+    return AgentSpec(name, tuple(params.items()), label)
+
+
+def score_cells(players: int, games: int, seed: int, leads: Sequence[str] = ("counting",), rest: str = "random",
+                baseline: bool = True) -> list[ex.Cell]:
+    """One table per lead (it and ``players - 1`` seats of ``rest``, the lead in every seat once a
+    round), and with ``baseline`` one of ``rest`` alone; at least ``games`` games each, whole
+    rounds, one duplicate deal per round, the same deals for every table of a player count."""
+    tables = [(f"{lead} v {rest}", lead) for lead in leads] + ([(f"all {rest}", rest)] if baseline else [])
+    rounds = -(-max(games, 1) // players)
+    return [ex.Cell.create(f"{label} {players}p", "alibi-adlung", [_spec(lead)] + [_spec(rest)] * (players - 1),
+                           players, rounds * players, derive_seed(seed, 7, players), arrangement="rotate")
+            for label, lead in tables]
+
+
+def score_rows(cell: ex.Cell, games: Any, seed: int) -> list[ScoreRow]:
+    """The rows of one score table (copies of an agent counted as one)."""
+    label = cell.name.rsplit(" ", 1)[0]
+    return [ScoreRow(cell.players, label, r.agent, int(r.seats), float(r.score), (float(r.score_lo), float(r.score_hi)),
+                     int(r.wins), (float(r.win_lo), float(r.win_hi)), 1000 * float(r.sec_per_move), int(r.deals))
+            for r in ex.family_table(games, seed=seed).itertuples()]
 
 
 def scores(players: int, games: int, seed: int, leads: Sequence[str] = ("counting",),
-           rest: str = "random", baseline: bool = True) -> list[ScoreRow]:
-    """For each of ``leads``: ``games`` games of it + ``rest`` (its seat rotated); then, with
-    ``baseline``, ``games`` games of ``rest`` alone. Agents are labels of :data:`LEADS`."""
-    game = deduce.make("alibi-adlung", num_players=players)
-    rows: list[ScoreRow] = []
-    tables = [(f"{lead} v {rest}", lead) for lead in leads] + ([(f"all {rest}", rest)] if baseline else [])
-    for label, lead in tables:
-        values: dict[str, list[float]] = defaultdict(list)
-        wins: dict[str, int] = defaultdict(int)
-        spent: dict[str, float] = defaultdict(float)
-        moves: dict[str, int] = defaultdict(int)
-        for i in range(games):
-            names = [rest] * players
-            names[i % players] = lead
-            seated = [agents.get(LEADS[name][0], game="alibi-adlung", **LEADS[name][1]) for name in names]
-            record = play_game(game, seated, seed=seed + i)
-            if record.failure is not None:
-                raise RuntimeError(f"{record.failure.agent} failed: {record.failure.message}")
-            for k, name in enumerate(names):
-                values[name].append(record.returns[k])
-                wins[name] += int(k in record.winners)
-                spent[name] += record.decision_seconds[k]
-                moves[name] += record.decisions[k]
-        for name in sorted(values):
-            ms = 1000 * spent[name] / moves[name] if moves[name] else 0.0
-            rows.append(ScoreRow(players, label, name, tuple(values[name]), wins[name], ms))
-    return rows
+           rest: str = "random", baseline: bool = True, options: ex.RunOptions = ex.SERIAL) -> list[ScoreRow]:
+    """For each of ``leads``: a table of it + ``rest`` (its seat rotated); then, with
+    ``baseline``, ``rest`` alone (:func:`score_cells`), played on ``options``' backend. Agents
+    are labels of :data:`LEADS`."""
+    cells = score_cells(players, games, seed, leads, rest, baseline)
+    tables = ex.run_cells(cells, options)
+    return [row for c in cells for row in score_rows(c, tables[c.name], seed)]
 
 
-def head_to_head(players: int, games: int, seed: int) -> list[ScoreRow]:
-    """``counting`` (exact posterior) in one rotating seat, ``counting-static`` in the rest."""
-    return scores(players, games, seed, leads=("counting",), rest="counting-static", baseline=False)
+def head_to_head(players: int, games: int, seed: int, options: ex.RunOptions = ex.SERIAL
+                 ) -> tuple[list[ScoreRow], dict[str, Any]]:
+    """``counting`` (exact posterior) in one rotating seat, ``counting-static`` in the rest: the
+    rows, and counting's score minus counting-static's per deal (:func:`benchmarks._experiment.paired`)."""
+    (cell,) = score_cells(players, games, seed, leads=("counting",), rest="counting-static", baseline=False)
+    games_table = ex.run_cells([cell], options)[cell.name]
+    return score_rows(cell, games_table, seed), ex.paired(games_table, "counting", "counting-static", seed=seed)
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--assist-games", type=int, default=6, help="games of the table assistant's exactness check")
     parser.add_argument("--chain-steps", default="", help="e.g. 10,40,120: also count with chain after so many "
                         "random moves (full deck; slow: minutes at 120)")
+    ex.add_run_options(parser)
     args = parser.parse_args(argv)
+    return ex.guarded(lambda: _main(args), "benchmarks.alibi_adlung")
+
+
+def _main(args: argparse.Namespace) -> int:
+    options = ex.run_options(args)
     counts = [int(x) for x in args.players.split(",") if x]
     skip = {x for x in args.skip.split(",") if x}
     if args.chain_steps:
@@ -374,13 +380,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "bias" not in skip:
         _print_bias(counts, args.bias_games, args.seed)
     if "scores" not in skip:
-        print(f"\nScores, {args.games} games per table, lead seat rotated (95% CIs)")
-        _print_scores(counts, lambda n: scores(n, args.games, args.seed, leads=("counting", "counting-static")))
+        print(f"\nScores, at least {args.games} games per table, lead seat rotated, one duplicate deal per round "
+              "(score: 95% over deals; win rate: Wilson 95% over seats)")
+        _print_scores(counts, lambda n: scores(n, args.games, args.seed, leads=("counting", "counting-static"),
+                                               options=options))
     if "h2h" not in skip:
         h2h = args.h2h_games if args.h2h_games is not None else args.games
         print(f"\nHead to head, {h2h} games per player count: counting (exact posterior) in one rotating seat, "
               "counting-static in the rest")
-        _print_scores(counts, lambda n: head_to_head(n, h2h, args.seed))
+        paired: dict[int, dict[str, Any]] = {}
+
+        def h2h_rows(n: int) -> list[ScoreRow]:
+            rows, paired[n] = head_to_head(n, h2h, args.seed, options)
+            return rows
+
+        _print_scores(counts, h2h_rows)
+        print("\n| players | counting - counting-static per deal [95% over deals] | deals | ahead / behind | sign p |")
+        print("|---|---|---:|---|---:|")
+        for n, p in paired.items():
+            print(f"| {n} | {p['mean']:+.2f} [{p['lo']:+.2f}, {p['hi']:+.2f}] | {p['n']} | {p['ahead']} / {p['behind']} "
+                  f"| {p['sign_p']:.3f} |")
     return 0
 
 
@@ -409,14 +428,14 @@ def _print_timings(counts: Sequence[int], games: int, seed: int) -> None:
 
 
 def _print_scores(counts: Sequence[int], run: Callable[[int], list[ScoreRow]]) -> None:
-    print("| players | table | agent | seats | mean score | 95% CI | win rate | Wilson 95% CI | ms/decision |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| players | table | agent | seats | deals | mean score | 95% CI | win rate | Wilson 95% CI | ms/decision |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in counts:
         t0 = time.perf_counter()
         for r in run(n):
             lo, hi = r.ci
             wlo, whi = r.win_ci
-            print(f"| {r.players} | {r.table} | {r.agent} | {r.seats} | {r.mean:.2f} | [{lo:.2f}, {hi:.2f}] | "
+            print(f"| {r.players} | {r.table} | {r.agent} | {r.seats} | {r.deals} | {r.mean:.2f} | [{lo:.2f}, {hi:.2f}] | "
                   f"{r.win_rate:.3f} | [{wlo:.3f}, {whi:.3f}] | {r.decision_ms:.2f} |", flush=True)
         print(f"<!-- {n} players: {time.perf_counter() - t0:.1f} s -->", flush=True)
 

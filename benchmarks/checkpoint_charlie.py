@@ -1,31 +1,35 @@
 """Checkpoint Charlie: time per knowledge update and per decision, and mean scores of the
 ``bayesian``, ``patient`` and ``random`` agents.
 
-``python -m benchmarks.checkpoint_charlie`` plays, at 3, 4 and 5 players, games where seat
-``i`` of game ``g`` holds agent ``(g + i) mod 3`` of (bayesian, patient, random), so over every
-three games each agent sits in every seat equally often (at 4-5 players some agent holds two
-seats of a game). An agent's score in a game is the mean final score (points, ``returns()``)
-of its seats in that game, and the table shows the mean over games with a normal 95%
-interval. It also times, over the poll states of random games, building a player's
+``python -m benchmarks.checkpoint_charlie`` plays, at 3, 4 and 5 players, a tournament of the
+three agents per table size (:mod:`benchmarks._experiment`): they go round the table starting
+with each in turn, every rotation, one duplicate deal per round, so every agent holds as many
+seats as the others in every seat (at 4-5 players an agent holds two seats of some games).
+The score table shows each agent's mean final score per seat (points, ``returns()``) with its
+bootstrap 95% interval over deals, and bayesian's per-deal paired difference against each
+other agent (bootstrap 95% over deals, sign test), all from
+:mod:`deduce.apps.tournament.stats`; bayesian "beats" an agent when that difference's interval
+lies above zero. It also times, over the poll states of random games, building a player's
 knowledge base from its observation plus the exact posterior (one "knowledge update"), and
-one decision of each agent. Options: ``--games`` per table (default 300), ``--players``
-(default 3,4,5), ``--seed``, ``--timing-games`` (default 5), ``--jobs`` (default: all cores).
+one decision of each agent. Options: ``--games`` per table (default 300, rounded up to whole
+rounds), ``--players`` (default 3,4,5), ``--seed``, ``--timing-games`` (default 5), and where
+the games run: ``--backend``, ``--workers``, ``--address``, ``--out DIR`` (resume).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
+import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-
-import numpy as np
+from dataclasses import dataclass, replace
+from typing import Any
 
 import agents
 from agents.checkpoint_charlie.posterior import posterior
+from benchmarks import _experiment as ex
+from deduce.apps.tournament import derive_seed, stats
 from deduce.games.checkpoint_charlie.rules import (
     CheckpointCharlieGame,
     CheckpointCharlieObservation,
@@ -34,7 +38,7 @@ from deduce.games.checkpoint_charlie.rules import (
 from deduce.play import Step, play_game
 from solvers.tokens import TokenSolver
 
-__all__ = ["AGENT_NAMES", "ScoreRow", "TimingRow", "play_one", "mean_scores", "timings", "main"]
+__all__ = ["AGENT_NAMES", "ScoreRow", "TimingRow", "cell", "mean_scores", "score_rows", "timings", "main"]
 
 AGENT_NAMES: tuple[str, ...] = ("bayesian", "patient", "random")
 GAME = "checkpoint-charlie"
@@ -50,6 +54,10 @@ class ScoreRow:
     mean: float
     low: float
     high: float
+    seats: int = 0
+    deals: int = 0
+    #: bayesian's score minus this agent's per deal (:func:`benchmarks._experiment.paired`)
+    bayesian_minus: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -69,37 +77,28 @@ def seating(players: int, game_index: int) -> tuple[str, ...]:
     return tuple(AGENT_NAMES[(game_index + i) % len(AGENT_NAMES)] for i in range(players))
 
 
-def play_one(players: int, game_index: int, seed: int) -> dict[str, float]:
-    """Play one game; return each agent's mean score over its seats."""
-    game = CheckpointCharlieGame(num_players=players)
-    seats = seating(players, game_index)
-    record = play_game(game, [agents.get(name, game=GAME) for name in seats], seed=seed + game_index)
-    if record.failure is not None:
-        raise RuntimeError(f"{record.failure.agent} failed: {record.failure.message}")
-    out: dict[str, list[float]] = {}
-    for name, score in zip(seats, record.returns, strict=True):
-        out.setdefault(name, []).append(score)
-    return {name: float(np.mean(v)) for name, v in out.items()}
+def cell(players: int, games: int, seed: int) -> ex.Cell:
+    """The score table at ``players`` seats: at least ``games`` games, whole rounds."""
+    base = ex.Cell.create(f"{players}p", GAME, AGENT_NAMES, players, 0, derive_seed(seed, 7, players))
+    return replace(base, games=-(-max(games, 1) // base.round_size()) * base.round_size())
 
 
-def _play_args(args: tuple[int, int, int]) -> dict[str, float]:
-    return play_one(*args)
+def mean_scores(players: int, games: int, seed: int, options: ex.RunOptions = ex.SERIAL) -> list[ScoreRow]:
+    """Play the table at ``players`` seats on ``options``' backend; one row per agent."""
+    table = cell(players, games, seed)
+    return score_rows(table, ex.run_cells([table], options)[table.name], seed)
 
 
-def mean_scores(players: int, games: int, seed: int, jobs: int) -> list[ScoreRow]:
-    """Play ``games`` games at ``players`` seats; one row per agent."""
-    tasks = [(players, g, seed) for g in range(games)]
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            results = list(pool.map(_play_args, tasks, chunksize=max(1, games // (4 * jobs))))
-    else:
-        results = [_play_args(t) for t in tasks]
+def score_rows(table: ex.Cell, games: Any, seed: int) -> list[ScoreRow]:
+    """Per agent: games and seats, mean score per seat with its interval over deals, and (for
+    the others) bayesian minus it per deal."""
+    summary = stats.agent_table(games, seed=seed).set_index("agent")
     rows = []
     for name in AGENT_NAMES:
-        scores = np.array([r[name] for r in results if name in r])
-        half = 1.96 * scores.std(ddof=1) / np.sqrt(len(scores)) if len(scores) > 1 else float("nan")
-        rows.append(ScoreRow(players, name, len(scores), float(scores.mean()),
-                             float(scores.mean() - half), float(scores.mean() + half)))
+        r = summary.loc[name]
+        vs = None if name == "bayesian" else ex.paired(games, "bayesian", name, seed=seed)
+        rows.append(ScoreRow(table.players, name, int(r.games), float(r.score), float(r.score_lo),
+                             float(r.score_hi), int(r.seats), int(r.deals), vs))
     return rows
 
 
@@ -148,33 +147,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", default="3,4,5")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timing-games", type=int, default=5)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ex.add_run_options(parser)
     args = parser.parse_args(argv)
+    return ex.guarded(lambda: _main(args), "benchmarks.checkpoint_charlie")
+
+
+def _main(args: argparse.Namespace) -> int:
     sizes = [int(p) for p in args.players.split(",")]
+    options = ex.run_options(args)
+    if args.timing_games > 0:
+        print("time per operation (ms): median / p95 / max over poll states")
+        for n in sizes:
+            for row in timings(n, args.timing_games, args.seed):
+                print(f"  {n}p  {row.what:<42} n={row.samples:<5} {1e3 * row.median:7.2f} "
+                      f"{1e3 * row.p95:7.2f} {1e3 * row.worst:7.2f}")
 
-    print("time per operation (ms): median / p95 / max over poll states")
-    for n in sizes:
-        for row in timings(n, args.timing_games, args.seed):
-            print(f"  {n}p  {row.what:<42} n={row.samples:<5} {1e3 * row.median:7.2f} "
-                  f"{1e3 * row.p95:7.2f} {1e3 * row.worst:7.2f}")
-
-    print(f"\nmean final score per game, 95% interval ({args.games} games per table)")
+    print(f"\nmean final score per seat, 95% interval over deals (at least {args.games} games per table)")
     verdicts = []
     for n in sizes:
         start = time.perf_counter()
-        rows = mean_scores(n, args.games, args.seed, args.jobs)
+        rows = mean_scores(n, args.games, args.seed, options)
         spent = time.perf_counter() - start
         for r in rows:
-            print(f"  {n}p  {r.agent:<9} games={r.games:<4} mean={r.mean:6.2f}  [{r.low:6.2f}, {r.high:6.2f}]")
-        print(f"      ({spent:.1f} s)")
-        by = {r.agent: r for r in rows}
-        beats = all(by["bayesian"].low > by[o].high for o in ("patient", "random"))
+            line = (f"  {n}p  {r.agent:<9} games={r.games:<4} seats={r.seats:<4} deals={r.deals:<4} "
+                    f"mean={r.mean:6.2f}  [{r.low:6.2f}, {r.high:6.2f}]")
+            if r.bayesian_minus is not None:
+                p = r.bayesian_minus
+                line += (f"  bayesian - {r.agent} per deal {p['mean']:+.2f} [{p['lo']:+.2f}, {p['hi']:+.2f}], "
+                         f"ahead {p['ahead']} / behind {p['behind']}, sign p {p['sign_p']:.2g}")
+            print(line)
+        print(f"      ({spent:.1f} s, {args.backend})", flush=True)
+        beats = all(r.bayesian_minus["n"] >= 2 and r.bayesian_minus["lo"] > 0  # one deal proves nothing
+                    for r in rows if r.bayesian_minus is not None)
         verdicts.append((n, beats))
     for n, beats in verdicts:
         word = "beats" if beats else "does NOT clearly beat"
-        print(f"{n} players: bayesian {word} patient and random (non-overlapping 95% intervals)")
+        print(f"{n} players: bayesian {word} patient and random (per-deal difference, 95% interval above 0)")
     return 0 if all(b for _, b in verdicts) else 1
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -12,7 +12,9 @@ the two are compared deal by deal. Printed per mix: every entry's seats, win rat
 rate; bootstrap 95% over deals); then per player count, pooled over its mixes, the
 candidate's score minus the baseline's per deal (mean, bootstrap 95% interval over deals,
 deals ahead / behind, sign test). ``--spec`` prints the league and exits; ``--json`` prints
-the figures as JSON. The statistics are :mod:`deduce.apps.tournament.stats`.
+the figures as JSON. The statistics are :mod:`deduce.apps.tournament.stats`. Where the games
+run: ``--backend``, ``--workers``, ``--address`` (a Ray cluster), ``--out DIR`` (each mix and
+agent its own results directory; a rerun resumes), as in every agent benchmark.
 
 Change :data:`LEAGUE` or :data:`CONFIG` only together with :data:`LEAGUE_VERSION`: figures are
 comparable only within one version.
@@ -27,10 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deduce.apps.tournament import AgentSpec, Tournament, derive_seed, parse_agent, stats
+from benchmarks import _experiment as ex
+from deduce.apps.tournament import AgentSpec, derive_seed, parse_agent, stats
 from deduce.errors import DeduceError
 
-__all__ = ["LEAGUE_VERSION", "LEAGUE", "CONFIG", "Mix", "mixes", "play_mix", "run", "format_report", "main"]
+__all__ = ["LEAGUE_VERSION", "LEAGUE", "CONFIG", "Mix", "mixes", "mix_cell", "play_mix", "run", "format_report", "main"]
 
 #: the league's version: bump it whenever a mix, an opponent's parameters or CONFIG change
 LEAGUE_VERSION = "clue-league-1"
@@ -91,13 +94,19 @@ def _seat(token: str) -> AgentSpec:
     return AgentSpec(spec.name, spec.params, CANDIDATE)
 
 
-def play_mix(mix: Mix, candidate: str, deals: int, seed: int, backend: str = "serial", workers: int | None = None) -> Any:
-    """The results table (``TournamentResults.games``) of ``candidate`` against ``mix`` on
-    ``deals`` duplicate deals, every rotation of the seats."""
+def mix_cell(mix: Mix, candidate: str, deals: int, seed: int) -> ex.Cell:
+    """``candidate`` against ``mix`` on ``deals`` duplicate deals, every rotation of the seats,
+    as a table of :mod:`benchmarks._experiment` (its results directory: ``<mix> <candidate>``)."""
     agents = [_seat(candidate), *(parse_agent(o) for o in mix.opponents)]
-    tournament = Tournament("clue", agents, games=deals * mix.players, seed=mix.seed(seed), players=mix.players,
-                            config=CONFIG, duplicate=True, backend=backend, workers=workers, progress=False)
-    return tournament.run().games
+    return ex.Cell.create(f"{mix.name} {candidate}", "clue", agents, mix.players, deals * mix.players,
+                          mix.seed(seed), CONFIG, arrangement="rotate")
+
+
+def play_mix(mix: Mix, candidate: str, deals: int, seed: int, options: ex.RunOptions = ex.SERIAL) -> Any:
+    """The results table (``TournamentResults.games``) of :func:`mix_cell`, played on
+    ``options``' backend (resuming ``options.out``)."""
+    table = mix_cell(mix, candidate, deals, seed)
+    return ex.run_cells([table], options)[table.name]
 
 
 def _per_deal(games: Any) -> Any:
@@ -118,7 +127,7 @@ def _entries(games: Any, candidate: str, seed: int) -> list[dict[str, Any]]:
 
 
 def run(candidate: str, players: Sequence[int] = (3,), deals: int = 10, seed: int = 0, baseline: str = "racer",
-        backend: str = "serial", workers: int | None = None) -> dict[str, Any]:
+        options: ex.RunOptions = ex.SERIAL) -> dict[str, Any]:
     """Play the league for ``candidate`` (and ``baseline`` on the same games) and return the
     figures as plain data: per mix every entry's row, per player count the paired per-deal
     difference candidate - baseline (``None`` when they are the same agent)."""
@@ -129,11 +138,11 @@ def run(candidate: str, players: Sequence[int] = (3,), deals: int = 10, seed: in
                            "deals": deals, "seed": seed, "mixes": [], "paired": {}}
     diffs: dict[int, list[float]] = {}
     for mix in mixes(players):
-        games = play_mix(mix, candidate, deals, seed, backend, workers)
+        games = play_mix(mix, candidate, deals, seed, options)
         entry: dict[str, Any] = {"mix": mix.name, "players": mix.players, "opponents": list(mix.opponents),
                                  "games": int(games["game_id"].nunique()), "rows": _entries(games, candidate, seed)}
         if not same:
-            base = play_mix(mix, baseline, deals, seed, backend, workers)
+            base = play_mix(mix, baseline, deals, seed, options)
             entry["baseline_rows"] = _entries(base, baseline, seed)
             a, b = _per_deal(games), _per_deal(base)
             diffs.setdefault(mix.players, []).extend((a - b.reindex(a.index)).dropna().tolist())
@@ -188,8 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--players", type=int, nargs="+", default=[3], choices=sorted(LEAGUE))
     parser.add_argument("--deals", type=int, default=10, help="duplicate deals per mix (default 10)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backend", default="serial", choices=["serial", "processes", "auto"])
-    parser.add_argument("--workers", type=int, default=None)
+    ex.add_run_options(parser, backend="serial")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--spec", action="store_true", help="print the league and exit")
     args = parser.parse_args(argv)
@@ -197,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_spec())
         return 0
     try:
-        report = run(args.candidate, args.players, args.deals, args.seed, args.baseline, args.backend, args.workers)
+        report = run(args.candidate, args.players, args.deals, args.seed, args.baseline, ex.run_options(args))
     except DeduceError as exc:
         print(f"league: {exc}", file=sys.stderr)
         return 2
