@@ -21,12 +21,14 @@ import pyspiel
 from deduce.actions import ActionIndex, action_index
 from deduce.apps.openspiel import params as P
 from deduce.apps.openspiel.chance import CardDeal, SeedDeal
+from deduce.apps.openspiel.numbering import board_action_index
 from deduce.apps.openspiel.observer import DeduceObserver, knowledge_tensor
 from deduce.errors import IllegalAction, InvalidConfig
 from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.clue.rules import ClueGame
 from deduce.games.registry import game_info, make
 
-__all__ = ["Registration", "REGISTRATIONS", "DeduceGame", "DeduceState", "short_name"]
+__all__ = ["Registration", "REGISTRATIONS", "DeduceGame", "DeduceState", "short_name", "specification"]
 
 PREFIX = "python_deduce_"
 
@@ -49,12 +51,17 @@ def short_name(game: str, suffix: str = "") -> str:
 
 
 #: every registered OpenSpiel game. Clue without the board deals with explicit chance (its engine
-#: draws nothing after the deal); the other engines draw during play, so their chance is sampled.
-#: Clue on the board is not registered yet: its action numbering (deduce/games/clue/actions.py)
-#: has no board moves (roll, move, the intrigue cards).
+#: draws nothing after the deal); the other engines draw during play (Clue on the board rolls
+#: dice, the intrigue edition draws cards), so their chance is sampled. Clue on the board numbers
+#: its moves with :func:`deduce.apps.openspiel.numbering.board_action_index`.
 REGISTRATIONS: tuple[Registration, ...] = (
     Registration(short_name("clue"), "clue", False, fixed=(("board_mode", "any_room"), ("edition", "classic")),
                  long_name="Clue (deduce, without the board)"),
+    Registration(short_name("clue", "board"), "clue", True, fixed=(("board_mode", "board"), ("edition", "classic")),
+                 long_name="Clue on the board (deduce)"),
+    Registration(short_name("clue", "intrigue"), "clue", True,
+                 fixed=(("board_mode", "board"), ("edition", "intrigue")),
+                 long_name="Clue, intrigue edition, on the board (deduce)"),
     Registration(short_name("alibi"), "alibi", True, long_name="Alibi (deduce)"),
     Registration(short_name("alibi-adlung"), "alibi-adlung", True, long_name="Alibi, Adlung edition (deduce)"),
     Registration(short_name("mafia-code"), "mafia-code", True, long_name="Mafia Code (deduce)"),
@@ -81,8 +88,13 @@ def game_type(reg: Registration) -> pyspiel.GameType:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=P.defaults(cls, reg.sampled),
+        parameter_specification=specification(reg),
     )
+
+
+def specification(reg: Registration) -> dict[str, Any]:
+    """The parameters of one registration with their defaults (the values it fixes included)."""
+    return {**P.defaults(game_info(reg.game).game, reg.sampled), **dict(reg.fixed)}
 
 
 class DeduceGame(pyspiel.Game):
@@ -92,19 +104,20 @@ class DeduceGame(pyspiel.Game):
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         reg = self.registration
-        spec = P.defaults(game_info(reg.game).game, reg.sampled)
-        given = {**spec, **dict(params or {})}
+        book = P.defaults(game_info(reg.game).game, reg.sampled)
+        given = {**specification(reg), **dict(params or {})}
         for key, value in reg.fixed:
             if given.get(key) != value:
                 raise InvalidConfig(key, given.get(key), f"{reg.short_name} plays only {key}={value!r}")
-        fields = P.config_fields(game_info(reg.game).game, {k: v for k, v in given.items() if spec.get(k) != v})
+        fields = P.config_fields(game_info(reg.game).game, {k: v for k, v in given.items() if book.get(k) != v})
         #: the deduce game this OpenSpiel game plays
         self.deduce: Game = make(reg.game, **fields)
         self.max_moves = int(given[P.MAX_GAME_LENGTH])
         if self.max_moves < 1:
             raise InvalidConfig(P.MAX_GAME_LENGTH, self.max_moves, "max_game_length must be positive")
-        #: the fixed action numbering
-        self.actions: ActionIndex = action_index(self.deduce)
+        #: the fixed action numbering (Clue on the board: its own, with the board's moves)
+        board = isinstance(self.deduce, ClueGame) and self.deduce.board is not None
+        self.actions: ActionIndex = board_action_index(self.deduce) if board else action_index(self.deduce)  # type: ignore[arg-type]
         self.deal: CardDeal | SeedDeal = SeedDeal(self.deduce) if reg.sampled else CardDeal(self.deduce)  # type: ignore[arg-type]
         self._seeds = np.random.default_rng(int(given.get(P.RNG_SEED, 0)))
         probe = self.deduce.new_initial_state(0)

@@ -81,7 +81,9 @@ from deduce.games.checkpoint_charlie.rules import (
 from deduce.games.clue.rules import (
     Accusation,
     Accuse,
+    ClueGame,
     ClueObservation,
+    ClueState,
     EndTurn,
     ExtraSeen,
     Show,
@@ -105,6 +107,8 @@ __all__ = [
     "location_counts",
     "total_variation",
     "RESAMPLING",
+    "BY_REGISTRATION",
+    "resampling",
     "TRIES",
     "REJECTION_TRIES",
     "WALK",
@@ -245,6 +249,18 @@ RESAMPLING: dict[str, str] = {
     "crime-hotel": "exact",
 }
 
+#: the registrations resampled otherwise than :data:`RESAMPLING` says of their deduce game: the
+#: intrigue edition's deal is exact, but the intrigue cards other seats drew (and the deck's
+#: order) stay as they truly are
+BY_REGISTRATION: dict[str, str] = {"python_deduce_clue_board": "exact", "python_deduce_clue_intrigue": "approximate"}
+
+
+def resampling(game: DeduceGame) -> str:
+    """How ``game``'s hidden world is resampled: ``exact`` or ``approximate``."""
+    name = game.get_type().short_name
+    return BY_REGISTRATION.get(name) or RESAMPLING[game.deduce.name]
+
+
 #: hidden-variant steps one approximate resample takes from the true state
 WALK = 8
 
@@ -268,6 +284,8 @@ def resample(state: DeduceState, player: int, rng: np.random.Generator) -> Deduc
         visible = [s for s in state.steps if not _hidden(s, player)]
         hidden_types = tuple({type(s.action) for s in state.steps if _hidden(s, player)})
         return _redeal(game, obs, player, visible, hidden_types, rng)
+    if isinstance(state.engine, ClueState):  # Clue on the board: sampled chance (the dice)
+        return _redeal_clue_board(state, player, rng)
     method = RESAMPLING.get(game.deduce.name)
     if method == "exact" and isinstance(state.engine, MafiaCodeState):
         return _redeal_mafia(state, player, rng)
@@ -679,3 +697,50 @@ def total_variation(worlds: Sequence[np.ndarray], exact: np.ndarray) -> tuple[fl
     if not dist.size:
         return 0.0, 0.0, 0
     return float(dist.mean()), float(dist.max()), int(live.sum())
+
+
+# -- Clue on the board -----------------------------------------------------------------------------
+def _same_dice(game: ClueGame, seed: int) -> np.random.Generator:
+    """The generator a board game dealt with ``seed`` rolls its dice from: the engine's deal
+    draws the envelope (one choice per category) and shuffles the rest, which uses the same
+    amount of the generator whatever the cards, so doing the same on dummies reaches it."""
+    rng = np.random.default_rng(seed)
+    for category in game.categories:
+        rng.choice(category)
+    rng.shuffle(list(range(len(game.deck) - len(game.categories))))
+    return rng
+
+
+def _redeal_clue_board(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """Clue on the board: an exactly uniform world of the player's knowledge base dealt with
+    the true game's dice (every roll is public), the moves replayed as for Clue without the
+    board (a card shown between others drawn among the choices that look the same), a world
+    the replay rules out redrawn; then new dice for the future. The intrigue edition's cards
+    (and its deck) stay as they were: :data:`BY_REGISTRATION`."""
+    game = state.get_game()
+    deduce_game: ClueGame = game.deduce  # type: ignore[assignment]
+    obs = state.deduce_observation(player)
+    words = event_words(deduce_game)
+    want = information_string(obs, player, words)
+    kb = deduce_game.knowledge(obs)
+    visible = [s for s in state.steps if not _hidden(s, player)]
+    hidden_types = tuple({type(s.action) for s in state.steps if _hidden(s, player)})
+    seed = int(state.history()[0])
+    n = deduce_game.num_players
+    for _ in range(TRIES):
+        worlds = _sampler().sample(kb, 1, rng)
+        if not worlds:
+            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
+        world = worlds[0]
+        envelope = [next(c for c in cat if world[c] == n) for cat in deduce_game.categories]
+        hands = [[int(c) for c in np.flatnonzero(world == p)] for p in range(n)]
+        extra = [int(c) for c in np.flatnonzero(world == n + 1)]
+        new = type(state)(game, seed)
+        new.preset = ClueState.from_deal(deduce_game, envelope, hands, extra, seed=_same_dice(deduce_game, seed))
+        new.apply_action(seed)
+        if _replay(new, visible, hidden_types, player, obs.events, rng) and (
+            information_string(new.deduce_observation(player), player, words) == want
+        ):
+            _fresh_future(new.engine, rng)
+            return new
+    raise NotSupported(f"no replay of seat {player}'s information found in {TRIES} sampled worlds")

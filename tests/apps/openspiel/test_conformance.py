@@ -21,6 +21,14 @@ def test_openspiel_random_sim_test_on_explicit_clue():
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("name", ["python_deduce_clue_board", "python_deduce_clue_intrigue"])
+def test_openspiel_random_sim_test_on_clue_on_the_board(name):
+    """OpenSpiel's own C++ random simulation test on the board registrations (sampled chance:
+    without its serialisation step, which needs the game's C++ random-generator state)."""
+    game = pyspiel.load_game(name, {"players": 3, "max_game_length": 30})
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
 def test_serialisation_round_trip_through_openspiel():
     game = pyspiel.load_game("python_deduce_clue")
     state = game.new_initial_state()

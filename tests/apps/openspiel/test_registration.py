@@ -27,6 +27,7 @@ def test_every_deduce_game_is_registered():
     registered = set(pyspiel.registered_names())
     assert set(game_names()) <= registered
     assert "python_deduce_clue" in game_names() and "python_deduce_mafia_code" in game_names()
+    assert {"python_deduce_clue_board", "python_deduce_clue_intrigue"} <= set(game_names())
 
 
 @pytest.mark.parametrize("name", game_names())
@@ -62,9 +63,45 @@ def test_parameters_are_the_config_fields():
 
 
 def test_clue_is_played_without_the_board():
-    """Clue's action numbering has no board moves yet, so the board is refused by name."""
+    """``python_deduce_clue`` is Clue without the board: the board is its own registration."""
     with pytest.raises(InvalidConfig, match="board_mode"):
         load_game("clue", board_mode="board")
+    with pytest.raises(InvalidConfig, match="board_mode"):
+        pyspiel.load_game("python_deduce_clue_board", {"board_mode": "any_room"})
+    with pytest.raises(InvalidConfig, match="edition"):
+        pyspiel.load_game("python_deduce_clue_board", {"edition": "intrigue"})
+
+
+@pytest.mark.parametrize(("name", "edition"), [("python_deduce_clue_board", "classic"),
+                                               ("python_deduce_clue_intrigue", "intrigue")])
+def test_clue_on_the_board_numbers_every_board_move(name, edition):
+    """The board registrations play the board (and the intrigue edition), keep Clue's own
+    numbers for the actions Clue without the board has, and number every action a random game
+    offers (rolls, moves, the intrigue cards) in the game's words."""
+    from deduce.games.clue.intrigue import Decline, UseAnyRoom
+    from deduce.games.clue.rules import Accuse, Move, Roll, ViewExtra
+
+    game = pyspiel.load_game(name, {"players": 3, "rng_seed": 2})
+    assert (game.deduce.config.board_mode, game.deduce.config.edition) == ("board", edition)
+    plain = load_game("clue", players=3).actions
+    assert all(game.actions.decode(i) == plain.decode(i) for i in range(plain.size))
+    kinds = set(game.actions.kinds)
+    assert {Roll, Move} <= kinds and ({UseAnyRoom, Decline} <= kinds) == (edition == "intrigue")
+    state = deal(game.new_initial_state(), np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(150):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        assert {game.actions.decode(a) for a in legal} == set(state.engine.legal_actions())
+        playing = [a for a in legal if not isinstance(game.actions.decode(a), Accuse | ViewExtra)] or legal
+        action = playing[int(rng.integers(len(playing)))]  # no accusations: the game goes on
+        seen.add(type(game.actions.decode(action)))
+        text = state.action_to_string(action)
+        assert text and text != repr(game.actions.decode(action))  # words, not a repr
+        state.apply_action(action)
+    assert {Roll, Move} <= seen and len(seen) >= 4
 
 
 def test_the_deal_is_explicit_chance_with_exact_probabilities():

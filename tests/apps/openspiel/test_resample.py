@@ -117,6 +117,12 @@ def test_resampling_names_each_game_exact_or_approximate():
 
     assert set(RESAMPLING) == set(game_names())
     assert {k for k, v in RESAMPLING.items() if v == "exact"} == {"clue", "mafia-code", "checkpoint-charlie", "crime-hotel"}
+    from deduce.apps.openspiel import game_names as registered
+    from deduce.apps.openspiel.resample import resampling
+
+    methods = {name: resampling(pyspiel.load_game(name)) for name in registered()}
+    assert {k for k, v in methods.items() if v == "approximate"} == {
+        "python_deduce_alibi", "python_deduce_alibi_adlung", "python_deduce_clue_intrigue"}
 
 
 def test_resampling_before_the_deal_draws_a_new_seed():
@@ -224,3 +230,60 @@ def test_total_variation_of_exact_frequencies_is_zero_and_of_a_point_mass_is_lar
     assert (mean, largest, cards) == (0.0, 0.0, 2)
     mean, largest, cards = total_variation([np.array([0, 0, 2])] * 4, exact)
     assert (mean, largest, cards) == (0.5, 0.5, 2)
+
+
+def board_midgame(name: str, moves: int, seed: int):
+    """Clue on the board after ``moves`` seeded random moves without accusations, a move into
+    a room and a suggestion taken whenever there is one (so cards get shown)."""
+    from deduce.games.clue.rules import Accuse, Move, Suggest, ViewExtra
+
+    game = pyspiel.load_game(name, {"players": 3, "rng_seed": seed})
+    board = game.deduce.board
+    state = game.new_initial_state()
+    state.apply_action(state.chance_outcomes()[0][0])
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        legal = [a for a in state.legal_actions() if not isinstance(game.actions.decode(a), Accuse | ViewExtra)]
+        acts = [game.actions.decode(a) for a in legal]
+        eager = [a for a, x in zip(legal, acts, strict=True)
+                 if isinstance(x, Suggest) or isinstance(x, Move) and board.is_room(x.to)]
+        pool = eager or legal
+        state.apply_action(pool[int(rng.integers(len(pool)))])
+    return game, state
+
+
+@pytest.mark.parametrize("name", ["python_deduce_clue_board", "python_deduce_clue_intrigue"])
+def test_clue_on_the_board_resamples_within_the_information_set(name):
+    """A resampled board game keeps the player's information (the same rolls and moves: the
+    dice are the true game's) with the hidden cards redrawn, and play goes on from it."""
+    from deduce.apps.openspiel.resample import resampling
+
+    game, state = board_midgame(name, 120, 1)
+    assert resampling(game) == ("exact" if name.endswith("board") else "approximate")
+    for p in range(3):
+        want = state.information_state_string(p)
+        worlds = set()
+        for k in range(4):
+            new = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0)) if k == 0 \
+                else resample(state, p, np.random.default_rng(k))
+            assert new.information_state_string(p) == want
+            assert sorted(new.engine.hands[p]) == sorted(state.engine.hands[p])
+            worlds.add(new.engine.world().tobytes())
+            new.apply_action(new.legal_actions()[0])
+        assert len(worlds) > 1
+
+
+@pytest.mark.slow
+def test_clue_on_the_board_follows_the_exact_marginals():
+    """Chi-square per unsettled card over 200 resamples of a board game against the exact
+    counter's marginals (Bonferroni over the cards)."""
+    import solvers
+    from deduce.games.clue.rules import Suggestion
+
+    game, state = board_midgame("python_deduce_clue_board", 150, 2)
+    p = (state.current_player() + 1) % 3
+    obs = state.deduce_observation(p)
+    assert sum(isinstance(e, Suggestion) for e in obs.events) >= 2
+    exact = solvers.get("exact").marginals(game.deduce.knowledge(obs))
+    worlds = [resample(state, p, np.random.default_rng(4000 + k)).engine.world() for k in range(200)]
+    assert min_pvalue(worlds, exact) > 0.001
