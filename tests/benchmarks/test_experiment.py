@@ -141,3 +141,37 @@ def test_search_agents_same_table_on_both_backends_and_resumed(tmp_path):
     (want,) = stats.paired_by_deal(games)  # notebook < racer: the stats module's order is reversed
     assert want["a"] == "notebook" and p["agents"] == ["racer", "notebook"]
     assert p["mean_diff"] == -want["mean"] and (p["ahead"], p["behind"]) == (want["behind"], want["ahead"])
+
+
+@pytest.mark.slow
+def test_agents_command_killed_midway_resumes_to_the_same_table(tmp_path):
+    """A real stop: the benchmark's process is SIGKILLed once its first games are on disk; the
+    same command then plays only the rest and prints the table of an uninterrupted run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    argv = [sys.executable, "-m", "benchmarks.agents", "--players", "3", "--seats", "60", "--pairs",
+            "deductive/notebook", "--probe-games", "1", "--seed", "8", "--backend", "serial", "--json"]
+    parts = tmp_path / "killed" / "deductive-notebook-3p" / "parts"
+    proc = subprocess.Popen([*argv, "--out", str(tmp_path / "killed")], cwd=root, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not any(parts.glob("part-*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    config = json.loads((parts.parent / "tournament.json").read_text())
+    assert config["status"] == "running"  # really stopped mid-run
+    resumed = subprocess.run([*argv, "--out", str(tmp_path / "killed")], cwd=root, capture_output=True, text=True,
+                             check=True)
+    played = int(resumed.stderr.split("(")[1].split(" played now")[0])
+    assert 0 < played < 42  # only the missing games
+    whole = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=True)
+    fields = agents_bench.TIMING_FIELDS
+    assert strip(json.loads(resumed.stdout), fields) == strip(json.loads(whole.stdout), fields)
