@@ -217,6 +217,15 @@ class ActionIndex:
                 continue
         raise NotSupported(f"{action!r} is outside this game's action enumeration")
 
+    def locate(self, action: Action) -> tuple[int, int]:
+        """``(block number, index within the block)`` of ``action`` (see :meth:`encode`)."""
+        for i in self._by_type.get(type(action), ()):
+            try:
+                return i, self.blocks[i].rank(action)
+            except (KeyError, IndexError, TypeError):
+                continue
+        raise NotSupported(f"{action!r} is outside this game's action enumeration")
+
     def decode(self, index: int) -> Action:
         """The action numbered ``index`` (:class:`~deduce.errors.IllegalAction` outside ``0 .. size-1``)."""
         index = int(index)

@@ -26,6 +26,18 @@ elsewhere plugs in with :func:`~deduce.actions.register_action_index`, or by giv
 class an ``action_space()`` method that returns every possible action. The numbering's names
 (``ActionIndex``, ``action_index``, ...) are re-exported here.
 
+**Factored actions** (``action_mode="factored"``; ``"auto"``, the default, picks it for a
+game whose flat numbering exceeds ``FLAT_LIMIT`` actions: both Alibis). A flat ``Discrete``
+over Alibi's 315 400 numbered actions, let alone its million hypothesis questions a turn (legal
+without being listed: :class:`~deduce.games.base.LegalActions`), is no head a learner can use.
+Instead an action is chosen one component at a time, each an env step of the same agent with
+its own small mask, in one ``Discrete(width)`` space: first its kind (a block of the numbering,
+or a structured block of the state's legal actions, numbered after the blocks), then each
+field (a choice by its rank; a set of cards element by element, ascending, then ``end``, the
+value ``len(universe)``), or a structured block's components (``ActionSet.components``). The
+game action is played when its last component is chosen; rewards come with it. The
+observation adds a one-hot per component chosen so far. :class:`Composer` is the mapping.
+
 **Observations.** ``{"observation": float32 vector, "action_mask": int8 vector}``. The vector is
 what the player may know, in a fixed shape: the propagated possible-location grid
 ``deduce.propagate(game.knowledge(obs)).possible`` (its last epoch for games whose cards move;
@@ -39,6 +51,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,12 +78,14 @@ from deduce.actions import (
     register_action_index,
 )
 from deduce.errors import IllegalAction, NotSupported, UnknownName
-from deduce.games.base import Action, Game, Observation, State
+from deduce.games.base import Action, ActionSet, Game, Observation, State
 from deduce.games.registry import game_names, make
 from deduce.knowledge import propagate
 
 __all__ = [
     "ENV_VERSION",
+    "FLAT_LIMIT",
+    "Composer",
     "ActionIndex",
     "Block",
     "Choice",
@@ -90,6 +105,100 @@ __all__ = [
 
 #: the suffix of every environment name (``clue_v0``); bumped when observations or actions change.
 ENV_VERSION = 0
+#: ``action_mode="auto"`` factors the actions of a game numbering more than this many.
+FLAT_LIMIT = 1 << 16
+#: structured blocks a state may offer besides the numbered ones, and components each may have.
+STRUCTURED_KINDS = 4
+STRUCTURED_DEPTH = 8
+
+
+# -- factored actions ---------------------------------------------------------------------------
+def _width(dim: Dimension) -> int:
+    """The most values one component of ``dim`` takes."""
+    if isinstance(dim, Combos):
+        return len(dim.universe) + 1
+    if isinstance(dim, Seq):
+        return max((_width(d) for d in dim.dims), default=1)
+    return dim.size
+
+
+def _depth(dim: Dimension) -> int:
+    """The most components ``dim`` is chosen in."""
+    if isinstance(dim, Combos):
+        return max(dim.sizes, default=0) + 1
+    if isinstance(dim, Seq):
+        return sum(_depth(d) for d in dim.dims)
+    return 1
+
+
+def _parts(dim: Dimension, value: Any) -> list[int]:
+    """The components choosing ``value`` in ``dim`` (a card set: its elements, then ``end``)."""
+    if isinstance(dim, Combos):
+        pos = {v: i for i, v in enumerate(dim.universe)}
+        return sorted(pos[v] for v in value) + [len(dim.universe)]
+    if isinstance(dim, Seq):
+        return [x for d, v in zip(dim.dims, value, strict=True) for x in _parts(d, v)]
+    return [dim.rank(value)]
+
+
+class Composer:
+    """The factored action space of one game numbering (see the module docstring): the
+    components of every action, and the mask of the next component after a chosen prefix."""
+
+    def __init__(self, index: ActionIndex) -> None:
+        self.index = index
+        blocks = index.blocks
+        self.kinds = len(blocks) + STRUCTURED_KINDS
+        dims = [list(b.seq.dims) if isinstance(b, Block) else [b.choice] for b in blocks]
+        self.width = max([self.kinds, *(_width(d) for ds in dims for d in ds)])
+        self.depth = 1 + max([STRUCTURED_DEPTH, *(sum(_depth(d) for d in ds) for ds in dims)])
+
+    def path(self, action: Action) -> tuple[int, ...]:
+        """The components of a numbered action: its block, then its fields'."""
+        i, rank = self.index.locate(action)
+        block = self.index.blocks[i]
+        if not isinstance(block, Block):
+            return (i, rank)
+        parts = [i]
+        for field, dim in zip(block.fields, block.seq.dims, strict=True):
+            parts += _parts(dim, getattr(action, field))
+        return tuple(parts)
+
+    def structured(self, legal: Sequence[Action]) -> tuple[ActionSet, ...]:
+        blocks = tuple(getattr(legal, "structured", ()))
+        if len(blocks) > STRUCTURED_KINDS:
+            raise NotSupported(f"{len(blocks)} structured blocks of legal actions; the env takes {STRUCTURED_KINDS}")
+        return blocks
+
+    def options(self, legal: Sequence[Action], paths: dict[tuple[int, ...], Action], prefix: Sequence[int]) -> np.ndarray:
+        """The ``int8`` mask of the next component after ``prefix``."""
+        mask = np.zeros(self.width, dtype=np.int8)
+        prefix = tuple(prefix)
+        structured = self.structured(legal)
+        first = len(self.index.blocks)
+        if prefix and prefix[0] >= first:
+            comps = structured[prefix[0] - first].components()
+            mask[: comps[len(prefix) - 1][1]] = 1
+            return mask
+        k = len(prefix)
+        nxt = {p[k] for p in paths if len(p) > k and p[:k] == prefix}
+        if not prefix:
+            nxt |= {first + j for j, block in enumerate(structured) if block.size}
+        if nxt:
+            mask[sorted(nxt)] = 1
+        return mask
+
+    def complete(self, legal: Sequence[Action], paths: dict[tuple[int, ...], Action], prefix: Sequence[int]) -> Action | None:
+        """The game action ``prefix`` has chosen all of (``None``: more components to choose)."""
+        prefix = tuple(prefix)
+        first = len(self.index.blocks)
+        if prefix and prefix[0] >= first:
+            block = self.structured(legal)[prefix[0] - first]
+            comps = block.components()
+            if len(comps) > STRUCTURED_DEPTH or max(n for _, n in comps) > self.width:
+                raise NotSupported(f"a structured block with components {comps} does not fit the env's factored space")
+            return block.build(prefix[1:]) if len(prefix) - 1 == len(comps) else None
+        return paths.get(prefix)
 
 
 # -- names --------------------------------------------------------------------------------------
@@ -125,6 +234,7 @@ class DeduceAECEnv(AECEnv):
         *,
         render_mode: str | None = None,
         max_steps: int | None = None,
+        action_mode: str = "auto",
         **config: Any,
     ) -> None:
         super().__init__()
@@ -145,18 +255,31 @@ class DeduceAECEnv(AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         #: the fixed action numbering: ``actions.decode(i)`` is the game action of index ``i``.
         self.actions: ActionIndex = action_index(game)
+        if action_mode not in ("auto", "flat", "factored"):
+            raise ValueError(f"action_mode must be 'auto', 'flat' or 'factored', not {action_mode!r}")
+        if action_mode == "auto":
+            action_mode = "factored" if self.actions.size > FLAT_LIMIT else "flat"
+        #: the factored action space (``None``: one flat ``Discrete(actions.size)``).
+        self.composer: Composer | None = Composer(self.actions) if action_mode == "factored" else None
         self._kind_pos = {t: i for i, t in enumerate(self.actions.kinds)}
         probe = game.new_initial_state(0)
         self._grid_shape: tuple[int, ...] = self._grid(probe.observation(0)).shape
         length = math.prod(self._grid_shape) + n + (n + 1) + len(self.actions.kinds)
+        width = self.actions.size
+        if self.composer is not None:
+            width = self.composer.width
+            length += self.composer.depth * width
         self.observation_spaces = {
             a: spaces.Dict({
                 "observation": spaces.Box(0.0, 1.0, (length,), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.actions.size,), np.int8),
+                "action_mask": spaces.Box(0, 1, (width,), np.int8),
             })
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(self.actions.size) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(width) for a in self.possible_agents}
+        #: the components chosen so far of the acting agent's next action (factored mode).
+        self.prefix: list[int] = []
+        self._paths: dict[tuple[int, ...], Action] | None = None
         #: the engine's state of the game in progress (the truth; agents must not read it).
         self.game_state: State | None = None
         self._rng: np.random.Generator | None = None
@@ -169,7 +292,7 @@ class DeduceAECEnv(AECEnv):
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        """The same ``Discrete(len(actions))`` object for every call."""
+        """The same ``Discrete`` object for every call (``len(actions)``, or the factored width)."""
         return self.action_spaces[agent]
 
     # -- episode --------------------------------------------------------------------------------
@@ -186,6 +309,7 @@ class DeduceAECEnv(AECEnv):
         self.game_state = self.game.new_initial_state(game_seed)
         self.steps = 0
         self._cache.clear()
+        self.prefix, self._paths = [], None
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -226,9 +350,14 @@ class DeduceAECEnv(AECEnv):
             return
         if action is None:
             raise IllegalAction(f"{agent} must act: None is only for a finished agent")
-        move = self.actions.decode(int(action))
+        if self.composer is None:
+            move: Action | None = self.actions.decode(int(action))
+        else:
+            move = self._compose(agent, int(action))
         self._cumulative_rewards[agent] = 0.0
-        self.game_state.apply(move)
+        if move is not None:
+            self.game_state.apply(move)
+            self.prefix, self._paths = [], None
         self.steps += 1
         self._cache.clear()
         self.rewards = {a: 0.0 for a in self.agents}
@@ -237,6 +366,26 @@ class DeduceAECEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _listed_paths(self) -> dict[tuple[int, ...], Action]:
+        """The components of every listed legal action of the state now (cached until it moves)."""
+        assert self.composer is not None and self.game_state is not None
+        if self._paths is None:
+            legal = self.game_state.legal_actions()
+            self._paths = {self.composer.path(a): a for a in legal}
+        return self._paths
+
+    def _compose(self, agent: str, value: int) -> Action | None:
+        """Add one component to the acting agent's action; the action once it is complete."""
+        assert self.composer is not None and self.game_state is not None
+        legal = self.game_state.legal_actions()
+        paths = self._listed_paths()
+        mask = self.composer.options(legal, paths, self.prefix)
+        if not 0 <= value < len(mask) or not mask[value]:
+            kind = "kind" if not self.prefix else f"component {len(self.prefix)}"
+            raise IllegalAction(f"{agent}: {value} is not an allowed {kind} now (after {self.prefix or 'nothing'})")
+        self.prefix.append(value)
+        return self.composer.complete(legal, paths, self.prefix)
 
     # -- observations ---------------------------------------------------------------------------
     def _grid(self, obs: Observation) -> np.ndarray:
@@ -265,8 +414,18 @@ class DeduceAECEnv(AECEnv):
         phase = np.zeros(len(self.actions.kinds), np.float32)
         for a in obs.legal_actions:
             phase[self._kind_pos[type(a)]] = 1.0
-        vector = np.concatenate([grid.astype(np.float32).ravel(), me, turn, phase])
-        mask = self.actions.mask(obs.legal_actions)
+        parts = [grid.astype(np.float32).ravel(), me, turn, phase]
+        if self.composer is None:
+            mask = self.actions.mask(obs.legal_actions)
+        else:
+            chosen = np.zeros((self.composer.depth, self.composer.width), np.float32)
+            if obs.legal_actions:
+                mask = self.composer.options(obs.legal_actions, self._listed_paths(), self.prefix)
+                chosen[np.arange(len(self.prefix)), self.prefix] = 1.0
+            else:
+                mask = np.zeros(self.composer.width, np.int8)
+            parts.append(chosen.ravel())
+        vector = np.concatenate(parts)
         vector.setflags(write=False)
         mask.setflags(write=False)
         out = {"observation": vector, "action_mask": mask}

@@ -23,7 +23,7 @@ def test_numbering_names_are_the_core_ones():
 
 @pytest.mark.parametrize("game_name", deduce.game_names())
 def test_action_space_is_the_declared_numbering(game_name):
-    env = pz.raw_env(game_name)
+    env = pz.raw_env(game_name, action_mode="flat")
     declared = game_info(game_name).actions(env.game)
     assert env.action_space("player_0").n == env.actions.size == declared.size
     assert env.actions.kinds == declared.kinds
