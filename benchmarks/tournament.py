@@ -7,7 +7,8 @@ Markdown table. Times are wall-clock for the whole run, worker start-up included
 is what a user waits for; Ray's start-up (``ray.init``) is timed separately as its overhead.
 CPU milliseconds per game (this process plus its pool workers; Ray's workers are not visible)
 are shown too, since wall time is inflated whenever other work shares the machine.
-``--games`` (default 60), ``--workers`` (default 2), ``--agents``, ``--no-ray``, ``--json``.
+``--games`` (default 60), ``--workers`` (default 2), ``--agents``, ``--no-ray``, ``--address``
+(time Ray on that cluster instead of a local one), ``--json``.
 """
 
 from __future__ import annotations
@@ -41,21 +42,23 @@ class Measurement:
         return self.games / self.seconds if self.seconds > 0 else float("inf")
 
 
-def measure(backend: str, agents: Sequence[str], games: int, workers: int, seed: int, out: Path) -> tuple[Measurement, object]:
-    """Run one tournament on ``backend`` into a fresh directory; time it; return its table too."""
+def measure(backend: str, agents: Sequence[str], games: int, workers: int, seed: int, out: Path,
+            address: str | None = None) -> tuple[Measurement, object]:
+    """Run one tournament on ``backend`` into a fresh directory; time it; return its table too.
+    With ``address`` the ray run uses that cluster (its connection is inside the timed run)."""
     startup = 0.0
-    if backend == "ray":
+    if backend == "ray" and address is None:
         import ray
 
         start = time.perf_counter()
         ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level="warning")
         startup = time.perf_counter() - start
     tournament = Tournament("clue", list(agents), games=games, seed=seed, backend=backend, workers=workers,
-                            out=out / backend, progress=False)
+                            address=address if backend == "ray" else None, out=out / backend, progress=False)
     start, cpu = time.perf_counter(), _cpu()
     results = tournament.run()
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu
-    if backend == "ray":
+    if backend == "ray" and address is None:
         import ray
 
         ray.shutdown()
@@ -102,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--agents", nargs="+", default=["deductive", "deductive", "deductive"])
     parser.add_argument("--no-ray", action="store_true", help="skip Ray even if installed")
+    parser.add_argument("--address", default=None, help="time Ray on this cluster (host:port) instead of a local one")
     parser.add_argument("--json", action="store_true", help="print the measurements as JSON instead")
     args = parser.parse_args(argv)
     backends = ["serial", "processes"] + (["ray"] if _ray_available() and not args.no_ray else [])
@@ -109,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tables = []
     with tempfile.TemporaryDirectory() as tmp:
         for backend in backends:
-            m, table = measure(backend, args.agents, args.games, args.workers, args.seed, Path(tmp))
+            m, table = measure(backend, args.agents, args.games, args.workers, args.seed, Path(tmp), args.address)
             rows.append(m)
             tables.append(table)
             print(f"{backend}: {m.games_per_second:.1f} games/s", file=sys.stderr)
