@@ -172,6 +172,10 @@ def _header(data: Mapping[str, Any]) -> str:
         more = f" | ... ({len(orders) - _SHOWN_ORDERS} more)" if len(orders) > _SHOWN_ORDERS else ""
         lines.append(f"seats: {players} per game, {holds}; seat 0 first, one round of {seating['round_size']} "
                      f"games seats them {shown}{more}")
+        if c.get("arrangement") in ("rotate", "alternate") and players >= 3 and len(per) >= 3:
+            lines.append("seating caveat: rotation keeps the order round the table (each agent always follows the "
+                         "same one), so comparisons between agents include that neighbour effect; "
+                         "--schedule permutations seats every order")
     status = c.get("status")
     if status and status != "complete":
         lines.append(f"status: {status} ({c.get('games_recorded', games)} of {c.get('games', games)} games recorded)")

@@ -288,3 +288,16 @@ def test_duplicate_deals_give_each_seat_the_same_hand_within_a_round(duplicate):
     assert seats  # somebody acted in every game
     same = all(per_game[0][s] == per_game[g][s] for s in seats for g in (1, 2))
     assert same is duplicate
+
+
+def test_the_header_says_rotation_keeps_neighbours_and_permutations_do_not():
+    from deduce.apps.tournament.report import header
+
+    kw = dict(games=3, seed=2, backend="serial")
+    rotated = header(Tournament("clue", ["notebook", "random", "deductive"], **kw).run())
+    assert "seating caveat: rotation keeps the order round the table" in rotated
+    permuted = header(Tournament("clue", ["notebook", "random", "deductive"], arrangement="permutations",
+                                 games=6, seed=2, backend="serial").run())
+    assert "caveat" not in permuted
+    two = header(Tournament("clue", ["notebook", "random"], players=3, **kw).run())  # two agents: no order to keep
+    assert "caveat" not in two
