@@ -34,7 +34,9 @@ frequencies and its exact marginal, mean and largest over the cards
 games resampled exactly, the same figures for the approximate walk they used before
 (``resample.walk``), at the same position in the same run; and the noise floor: the same
 figure for as many draws of each card from its own exact marginal (what sampling noise alone
-gives at this sample size). The header line gives the load average.
+gives at this sample size). The header line gives the load average. The Clue on the board rows
+(``--game python_deduce_clue_board`` or ``..._intrigue``, three players) reach their position
+without accusations, entering a room and suggesting whenever a move can.
 """
 
 from __future__ import annotations
@@ -49,7 +51,12 @@ from typing import Any
 __all__ = ["SMALL", "measure", "measure_sampled", "resample_error", "nash_conv", "main"]
 
 #: the sampled games whose resamplers ``--resample-error`` measures, with their positions' depth
-RESAMPLED = {"mafia-code": 20, "alibi": 30, "alibi-adlung": 30, "crime-hotel": 30, "checkpoint-charlie": 6}
+RESAMPLED = {"mafia-code": 20, "alibi": 30, "alibi-adlung": 30, "crime-hotel": 30, "checkpoint-charlie": 6,
+             "python_deduce_clue_board": 150}
+
+#: the board registrations' positions are reached without accusations, entering a room and
+#: suggesting whenever a move can (random moves on the board rarely reach a room)
+BOARD = ("python_deduce_clue_board", "python_deduce_clue_intrigue")
 
 #: the Clue that OpenSpiel's exploitability tools can traverse (a few thousand states)
 SMALL = {"suspects": '["Plum", "Green"]', "weapons": '["Rope", "Knife"]', "rooms": '["Hall", "Study"]', "max_turns": 1}
@@ -164,15 +171,22 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
 
     import solvers
     from deduce.apps.openspiel import load_game
-    from deduce.apps.openspiel.resample import RESAMPLING, resample, total_variation
+    from deduce.apps.openspiel.resample import resample, resampling, total_variation
     from deduce.apps.openspiel.resample import walk as walk_resample
+    from deduce.games.clue.rules import Accuse, Move, Suggest, ViewExtra
 
-    game = load_game(game_name)
+    game = load_game(game_name, players=3) if game_name in BOARD else load_game(game_name)
     state = game.new_initial_state()
     state.apply_action(state.chance_outcomes()[0][0])
     rng = np.random.default_rng(seed)
     for _ in range(moves):
         legal = state.legal_actions()
+        if game_name in BOARD:
+            acts = [game.actions.decode(a) for a in legal]
+            calm = [a for a, x in zip(legal, acts, strict=True) if not isinstance(x, Accuse | ViewExtra)]
+            eager = [a for a, x in zip(legal, acts, strict=True)
+                     if isinstance(x, Suggest) or isinstance(x, Move) and game.deduce.board.is_room(x.to)]
+            legal = eager or calm or legal
         nxt = state.clone()
         nxt.apply_action(legal[int(rng.integers(len(legal)))])
         if nxt.is_terminal():
@@ -180,7 +194,8 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
         state = nxt
     player = (state.current_player() + 1) % game.num_players()
     kb = game.deduce.knowledge(state.deduce_observation(player))
-    row: dict[str, Any] = {"game": game_name, "method": RESAMPLING[game_name], "moves": len(state.steps),
+    method_name = resampling(game)
+    row: dict[str, Any] = {"game": game_name, "method": method_name, "moves": len(state.steps),
                            "seat": player, "samples": samples}
     try:
         exact = solvers.get("auto").marginals(kb)
@@ -188,7 +203,7 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
         row["error"] = f"no exact marginals: {type(exc).__name__} {exc}".strip()
         exact = None
     runs = {"": resample}
-    if walk and RESAMPLING[game_name] == "exact" and hasattr(state.engine, "hidden_variant"):
+    if walk and method_name == "exact" and hasattr(state.engine, "hidden_variant"):
         runs["walk_"] = walk_resample
     for prefix, method in runs.items():
         start = time.perf_counter()
@@ -229,14 +244,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.resample_error:
         names = list(RESAMPLED) if args.game == "clue" else [args.game]
-        rows = [resample_error(g, RESAMPLED[g] if args.moves is None else args.moves, args.samples, args.seed)
+        rows = [resample_error(g, RESAMPLED.get(g, 150 if g in BOARD else 30) if args.moves is None else args.moves,
+                               args.samples, args.seed)
                 for g in names]
         load = open("/proc/loadavg").read().split()[0] if sys.platform.startswith("linux") else "n/a"
         if args.json:
             print(json.dumps(rows, indent=2))
             return 0
         print(f"resampling against the exact marginals, {args.samples} resamples, seed {args.seed}, "
-              f"load average {load}\n")
+              f"load average after the run {load}\n")
         print("| game | method | moves | unsettled cards | TV mean / max | s per resample "
               "| walk's TV mean / max (before) | walk's s per resample | noise floor TV mean / max |")
         print("|---|---|---|---|---|---|---|---|---|")

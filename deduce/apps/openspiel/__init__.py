@@ -8,11 +8,13 @@ Importing this package registers the games with pyspiel, as OpenSpiel's own Pyth
     game = pyspiel.load_game("python_deduce_clue", {"players": 4})
     state = game.new_initial_state()
 
-Names: ``python_deduce_<game>`` with ``-`` as ``_`` (:func:`game_names`); Clue is played
-without the board (its action numbering has no board moves yet). Parameters are the game's config
-fields (:mod:`deduce.apps.openspiel.params`). The modules: ``game`` (GameType, GameInfo,
-states), ``chance`` (the deal), ``observer`` (strings and tensors), ``resample`` (resampling of
-hidden worlds, what OpenSpiel's ISMCTS asks of a game: exact for Clue and Mafia Code), ``bots`` (a deduce agent
+Names: ``python_deduce_<game>`` with ``-`` as ``_`` (:func:`game_names`); ``python_deduce_clue``
+is Clue without the board, ``python_deduce_clue_board`` and ``python_deduce_clue_intrigue`` play
+it on the board (classic and intrigue edition). Parameters are the game's config fields
+(:mod:`deduce.apps.openspiel.params`). The modules: ``game`` (GameType, GameInfo, states),
+``chance`` (the deal), ``numbering`` (the board's action numbering), ``observer`` (strings and
+tensors), ``resample`` (resampling of hidden worlds, what OpenSpiel's ISMCTS asks of a game:
+exact for Clue, Clue on the board, Mafia Code, Checkpoint Charlie and Crime Hotel), ``bots`` (a deduce agent
 as a ``pyspiel.Bot``) and ``agents`` (OpenSpiel's bots as deduce agents, registered by
 :func:`register_agents`).
 """

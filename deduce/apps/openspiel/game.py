@@ -273,8 +273,8 @@ class DeduceState(pyspiel.State):
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> DeduceState:
         """A state drawn from the worlds consistent with ``player_id``'s information, with the
-        same moves: exactly uniform for Clue and Mafia Code, approximate for the other games
-        (:data:`deduce.apps.openspiel.resample.RESAMPLING` says which; see that module)."""
+        same moves: exactly uniform or approximate as
+        :func:`deduce.apps.openspiel.resample.resampling` says (see that module)."""
         from deduce.apps.openspiel.resample import resample
 
         seed = int(probability_sampler() * 2**53)
