@@ -86,6 +86,14 @@ def sampled_midgame(name: str, moves: int, seed: int):
     return game, state
 
 
+def resamples(state, player: int, count: int):
+    """``count`` resamples of ``state`` for ``player``: the first through OpenSpiel's
+    ``resample_from_infostate``, the others by :func:`resample` with seeds 1, 2, ..."""
+    yield state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    for k in range(1, count):
+        yield resample(state, player, np.random.default_rng(k))
+
+
 #: per game: random moves into the game, and the seat other than the mover to resample for
 SAMPLED = {"mafia-code": 20, "alibi": 30, "alibi-adlung": 30, "crime-hotel": 30, "checkpoint-charlie": 6}
 
@@ -99,9 +107,7 @@ def test_sampled_games_resample_within_the_information_set(name):
     p = (state.current_player() + 1) % game.num_players()
     want = state.information_state_string(p)
     worlds = set()
-    for k in range(4):
-        new = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0)) if k == 0 \
-            else resample(state, p, np.random.default_rng(k))
+    for new in resamples(state, p, 4):
         assert new.information_state_string(p) == want
         assert new.history() == state.history()
         assert new.current_player() == state.current_player()
@@ -263,9 +269,7 @@ def test_clue_on_the_board_resamples_within_the_information_set(name):
     for p in range(3):
         want = state.information_state_string(p)
         worlds = set()
-        for k in range(4):
-            new = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0)) if k == 0 \
-                else resample(state, p, np.random.default_rng(k))
+        for new in resamples(state, p, 4):
             assert new.information_state_string(p) == want
             assert sorted(new.engine.hands[p]) == sorted(state.engine.hands[p])
             worlds.add(new.engine.world().tobytes())
