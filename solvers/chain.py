@@ -255,6 +255,7 @@ class ChainSolver(Solver):
         touch = [[[j for j, (members, loc, _) in enumerate(caps) if loc == z and i in members] for z in range(L)]
                  for i in range(len(groups))]
         room_after: list[list[int]] = [[0] * (L + 1) for _ in groups]  # per group: room at z+1.. (set on entry)
+        nodes = [0]  # spread nodes not charged yet
 
         def spread(pos: int, z: int, left: int, vec: list[int], weight: int) -> None:
             i = order[pos]
@@ -274,7 +275,10 @@ class ChainSolver(Solver):
             touching = touch[i][z]
             for j in touching:
                 hi = min(hi, caps[j][2] - used[j])
-            self._charge(1)
+            nodes[0] += 1  # one step per spread node, charged in batches
+            if nodes[0] >= 1024:
+                self._charge(nodes[0])
+                nodes[0] = 0
             for v in range(lo, hi + 1):
                 vec[z] = v
                 for j in touching:
@@ -295,6 +299,7 @@ class ChainSolver(Solver):
             spread(pos, 0, len(groups[order[pos]]), [0] * L, weight)
 
         rec(0, 1)
+        self._charge(nodes[0])
         return out
 
     @staticmethod
