@@ -175,3 +175,11 @@ def test_agents_command_killed_midway_resumes_to_the_same_table(tmp_path):
     whole = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=True)
     fields = agents_bench.TIMING_FIELDS
     assert strip(json.loads(resumed.stdout), fields) == strip(json.loads(whole.stdout), fields)
+
+
+def test_agents_command_with_no_cluster_at_the_address_is_one_line(capsys):
+    pytest.importorskip("ray")
+    code = agents_bench.main(["--players", "3", "--seats", "3", "--pairs", "deductive/notebook", "--backend", "ray",
+                              "--address", "127.0.0.1:9", "--connect-timeout", "5"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "127.0.0.1:9" in err
