@@ -5,10 +5,11 @@ between ``random``, ``notebook``, ``deductive`` and ``infogain``.
 
 - ``--mode pairs`` (default): each rung of the ladder head to head - (infogain, deductive),
   (deductive, notebook), (notebook, random) - the two agents alternating round the table
-  (A B A ... and B A B ...), every rotation, so both sit in every seat equally often; the two
-  lineups of a rotation play the same deal (duplicate deals), so the deal's luck cancels.
+  (A B A ... and B A B ...), every rotation, so both sit in every seat equally often; every
+  game of a round plays the same deal (duplicate deals), so the deal's luck cancels.
 - ``--mode mixed``: lineups drawn from all four that give every agent the same opposition
-  (3 players: every 3-subset; 4: all four; 6: all four plus every pair again), every rotation.
+  (3 players: every 3-subset; 4: all four; 6: the four round the table starting with each),
+  every rotation.
 
 Per (matchup, players, agent) it prints:
 
@@ -16,11 +17,14 @@ Per (matchup, players, agent) it prints:
 - turns to solve: the agent's own turns up to its winning accusation, over its wins;
 - bits per own suggestion: the realised fall of the envelope entropy in its own knowledge
   base (exact counts) from just before its suggestion to just after the answer;
+- milliseconds per decision;
+- per pair matchup, the first agent's win rate minus the second's per deal;
 - the median / max seconds ``infogain`` spent scoring all legal suggestions.
 
 ``--solo A,B --seats G`` instead measures speed alone: on G deals, agent A (then B) in seat 0
 and ``deductive`` elsewhere, nobody accusing, the own suggestions each seat needs before its
-knowledge base settles the envelope.
+knowledge base settles the envelope (serially here: its agents are wrapped so that they never
+accuse, which a worker cannot rebuild by name).
 
 ``--seats N`` (default 300) plays enough rounds that each agent fills about N seats per matchup
 and player count; ``--players 3,4,6``, ``--quick`` (about 30 seats), ``--pairs "A/B;C/D"`` other
