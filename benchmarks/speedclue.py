@@ -17,12 +17,20 @@ message round trip with next to no thinking) and decisions. Agents' RNG streams 
 the ways (a bot process cannot be handed the harness's per-game seeds), so single games differ;
 the question is whether the ranking survives. ``--games`` (default 40), ``--players`` (4),
 ``--agents``, ``--seed``, ``--json``.
+
+``--table BOT ...`` instead plays one session of the given entrants (``deduce speedclue-server``'s
+grammar: ``LABEL=COMMAND`` for an outside bot such as a 2014 contest entrant, ``LABEL=builtin:NAME``
+for ours) over every seating permutation, as the contest's server does, and prints each
+entrant's wins with a 95% Wilson interval (``scipy.stats.binomtest``) and, read from the
+session's message log, its accusations: right, wrong, and how the games it lost ended.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import resource
 import sys
 import tempfile
@@ -34,7 +42,7 @@ from typing import Any
 from deduce.apps.speedclue import PROTOCOL_CONFIG, SpeedClueServer
 from deduce.apps.tournament import Tournament
 
-__all__ = ["run", "main", "ordering", "agree"]
+__all__ = ["run", "main", "ordering", "agree", "accusations", "table", "table_report"]
 
 
 def _rates(results: Any) -> dict[str, dict[str, Any]]:
@@ -150,6 +158,103 @@ def report(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_LINE = re.compile(r'^\S+ (\S+) > "(.*)"$')
+
+
+def accusations(log: Path, labels: Sequence[str]) -> list[dict[str, Any]]:
+    """Every game of a server message log as ``{"seats": {seat: label}, "accusations": [(turn,
+    label, right)]}``, in order (a game starts at its ``reset`` messages; an accusation is read
+    once, from its first recipient). ``labels`` tell a recipient's label from its suffix."""
+    def label_of(recipient: str) -> str:
+        return max((b for b in labels if recipient.startswith(b)), key=len)
+
+    games: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for line in log.read_text().splitlines():
+        m = _LINE.match(line)
+        if not m:
+            continue
+        recipient, text = m.groups()
+        words = text.split()
+        if words[0] == "reset":
+            if not games or int(words[2]) in games[-1]["seats"]:
+                games.append({"seats": {}, "accusations": [], "turns": 0})
+                seen = set()
+            games[-1]["seats"][int(words[2])] = label_of(recipient)
+        elif words[0] == "suggest" and len(words) == 1:
+            games[-1]["turns"] += 1
+        elif words[0] == "accusation" and text not in seen:
+            seen.add(text)
+            g = games[-1]
+            g["accusations"].append((g["turns"], g["seats"][int(words[1])], words[-1] == "+"))
+    return games
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return 0.0, 1.0
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def table(bots: Sequence[str], players: int, games: int, seed: int, root: Path,
+          arrangement: str = "permutations") -> dict[str, Any]:
+    """One server session of ``bots``; wins with Wilson intervals and accusation counts."""
+    log = root / "messages.log"
+    session = SpeedClueServer(list(bots), players, games, seed=seed, out=root / "results", log=log,
+                              arrangement=arrangement, connect_timeout=60.0).run()
+    labels = [b.label for b in session.bots]
+    rows = session.results.games
+    out: dict[str, Any] = {"players": players, "games": games, "seed": seed, "arrangement": arrangement,
+                           "disqualified": session.disqualified, "load": os.getloadavg(), "entrants": {}}
+    played = accusations(log, labels)
+    for label in labels:
+        mine = rows[rows["agent"] == label]
+        wins, seats = int(mine["win"].sum()), int(len(mine))
+        acc = [(t, right) for g in played for (t, who, right) in g["accusations"] if who == label]
+        lost_to = {"right accusation by another": 0, "own wrong accusation": 0, "last one standing": 0}
+        for g in played:
+            if label not in g["seats"].values():
+                continue
+            mine_wrong = any(w == label and not r for (_, w, r) in g["accusations"])
+            winner_right = [w for (_, w, r) in g["accusations"] if r]
+            if winner_right and winner_right[0] == label:
+                continue
+            if mine_wrong:
+                lost_to["own wrong accusation"] += 1
+            elif winner_right:
+                lost_to["right accusation by another"] += 1
+            else:
+                lost_to["last one standing"] += 1
+        out["entrants"][label] = {
+            "seats": seats, "wins": wins, "win_rate": wins / seats if seats else 0.0, "ci95": _wilson(wins, seats),
+            "accusations": len(acc), "wrong": sum(1 for _, r in acc if not r),
+            "mean_turn_of_right": (sum(t for t, r in acc if r) / max(1, sum(1 for _, r in acc if r))),
+            "lost": lost_to,
+        }
+    return out
+
+
+def table_report(data: dict[str, Any]) -> str:
+    """Markdown: wins per seat with the Wilson interval, accusations, how games were lost."""
+    lines = [f"{data['players']} players, {data['games']} games, seed {data['seed']}, {data['arrangement']} "
+             f"seating; load average {' '.join(f'{x:.2f}' for x in data['load'])}", "",
+             "| entrant | wins / seats | win rate [95% Wilson] | accusations (wrong) | mean turn of a right one | "
+             "lost: to another's right accusation / own wrong one / last standing |", "|---|---|---|---|---|---|"]
+    for label, e in sorted(data["entrants"].items(), key=lambda kv: -kv[1]["win_rate"]):
+        lo, hi = e["ci95"]
+        lost = e["lost"]
+        lines.append(f"| {label} | {e['wins']}/{e['seats']} | {_pct(e['win_rate'])} [{_pct(lo)}, {_pct(hi)}] | "
+                     f"{e['accusations']} ({e['wrong']}) | {e['mean_turn_of_right']:.1f} | "
+                     f"{lost['right accusation by another']} / {lost['own wrong accusation']} / "
+                     f"{lost['last one standing']} |")
+    if data["disqualified"]:
+        lines.append(f"\ndisqualified: {data['disqualified']}")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agents", nargs="+", default=["infogain", "deductive", "notebook", "random"])
@@ -159,9 +264,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--out", help="keep the three results directories here (default: a temporary one)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--table", nargs="+", metavar="BOT",
+                        help="play these entrants (server grammar) over every seat order and report wins and accusations")
+    parser.add_argument("--arrangement", default="permutations", help="seating of --table (default permutations)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.out) if args.out else Path(tmp)
+        if args.table:
+            got = table(args.table, args.players, args.games, args.seed, root, args.arrangement)
+            print(json.dumps(got, indent=2) if args.json else table_report(got))
+            return 0
         data = run(args.agents, args.games, args.players, args.seed, args.time_limit, root)
     print(json.dumps(data, indent=2) if args.json else report(data))
     return 0

@@ -478,6 +478,9 @@ class SpeedClueServer:
     ``out``: a results directory (resumed if it holds this session's games); ``log``: a file
     recording every message; ``deal``: a test hook giving the :class:`ClueState` of a game.
     Bot processes' stderr goes to ``out/bots/IDENTIFIER.err`` (discarded without ``out``).
+    ``arrangement`` seats the bots as the tournament harness does: ``rotate`` (the default) or
+    ``permutations``, every seat order, as the contest's own server plays its tables (at three
+    players the seat order decides who refutes whom first, which rotation alone does not cover).
     """
 
     def __init__(
@@ -493,6 +496,7 @@ class SpeedClueServer:
         connect_timeout: float = 30.0,
         deal: Callable[[ClueGame, GameSpec], ClueState] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        arrangement: Arrangement | str = Arrangement.ROTATE,
     ) -> None:
         if not 3 <= players <= 6:
             raise DeduceError(f"Speed Clue is for 3 to 6 players, not {players}")
@@ -514,7 +518,12 @@ class SpeedClueServer:
         self.deal = deal
         self.progress = progress
         self.game = ClueGame(speedclue_config(players))
-        self.schedule = Schedule(tuple(b.label for b in self.bots), players, self.seed, Arrangement.ROTATE, True)
+        try:
+            self.arrangement = Arrangement(arrangement)
+        except ValueError:
+            choices = ", ".join(a.value for a in Arrangement)
+            raise DeduceError(f"unknown seating arrangement {arrangement!r}: one of {choices}") from None
+        self.schedule = Schedule(tuple(b.label for b in self.bots), players, self.seed, self.arrangement, True)
         self.setup = Setup.create(
             "clue", {**PROTOCOL_CONFIG, "num_players": players},
             tuple(AgentSpec(b.name, b.params, b.label) for b in self.bots), time_limit,
@@ -530,7 +539,7 @@ class SpeedClueServer:
             "players": self.players,
             "agents": [{"label": b.label, "name": b.name, "params": dict(b.params)} for b in self.bots],
             "seed": self.seed,
-            "arrangement": "rotate",
+            "arrangement": self.arrangement.value,
             "duplicate": True,
             "move_time_limit": self.time_limit,
         }

@@ -339,7 +339,7 @@ def test_deadline_scores_anytime_and_returns_the_best_so_far():
 
 
 BOARD_BLIND = (
-    "notebook", "deductive", "infogain", "racer", "racer-watch",
+    "notebook", "deductive", "infogain", "racer", "racer-watch", "racer-lap",
     "aggressive-accuser", "own-evidence", "own-card-prober", "memory-notebook",
 )
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import agents
@@ -40,7 +41,7 @@ from deduce.apps.speedclue.protocol import (
 )
 from deduce.apps.tournament import TournamentResults
 from deduce.cli import main
-from deduce.errors import InvalidConfig
+from deduce.errors import DeduceError, InvalidConfig
 from deduce.games.clue.rules import (
     Accusation,
     Accuse,
@@ -423,3 +424,42 @@ def test_the_client_reads_the_agent_grammar(capsys):
     assert main(["speedclue", "--agent", "deductive:nope=1", "bot", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nope" in err[0] and "deductive" in err[0]
+
+
+def test_permutations_seat_every_order_and_are_recorded(tmp_path):
+    """At three players rotation gives only 3 of the 6 seat orders (who refutes whom first
+    differs between the other 3); ``arrangement="permutations"`` plays all 6, as the contest does."""
+    server = SpeedClueServer(["builtin:deductive", "builtin:notebook", "builtin:random"], 3, 6, seed=5,
+                             arrangement="permutations", out=tmp_path / "res")
+    orders = {tuple(s.seats) for s in server.schedule.games(6)}
+    assert len(orders) == 6
+    rotated = SpeedClueServer(["builtin:deductive", "builtin:notebook", "builtin:random"], 3, 6, seed=5)
+    assert len({tuple(s.seats) for s in rotated.schedule.games(6)}) == 3
+    session = server.run()
+    assert session.games_played == 6
+    assert json.loads((tmp_path / "res" / "tournament.json").read_text())["arrangement"] == "permutations"
+
+
+def test_an_unknown_arrangement_is_one_line_naming_it():
+    with pytest.raises(DeduceError, match="unknown seating arrangement 'shuffle'"):
+        SpeedClueServer(["builtin:deductive", "builtin:notebook", "builtin:random"], 3, 6, arrangement="shuffle")
+
+
+def test_the_table_benchmark_reads_every_accusation_from_the_message_log(tmp_path):
+    """benchmarks.speedclue's table counts accusations from the session's message log: the
+    counts agree with the results (a right accusation per game won by accusing)."""
+    from benchmarks.speedclue import accusations, table
+
+    got = table(["eager=builtin:aggressive-accuser", "builtin:deductive", "builtin:notebook"], 3, 6, 3, tmp_path)
+    games = accusations(tmp_path / "messages.log", list(got["entrants"]))
+    assert len(games) == 6 and all(len(g["seats"]) == 3 for g in games)
+    rows = pd.read_parquet(tmp_path / "results" / "games.parquet")
+    for label, e in got["entrants"].items():
+        right = sum(1 for g in games for (_, who, ok) in g["accusations"] if who == label and ok)
+        assert e["accusations"] - e["wrong"] == right
+        assert e["wins"] == int(rows[rows["agent"] == label]["win"].sum())
+        assert e["seats"] == 6 and e["ci95"][0] <= e["win_rate"] <= e["ci95"][1]
+    # every game ends with a right accusation or one player left
+    for g in games:
+        rights = [a for a in g["accusations"] if a[2]]
+        assert len(rights) <= 1
