@@ -17,6 +17,7 @@ comes from :func:`replay`: a scheduled game played again here, with hooks, from 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deduce.apps.tournament import AgentSpec, Tournament, stats
+from deduce.apps.tournament import AgentSpec, Tournament, derive_seed, stats
 from deduce.apps.tournament.worker import build_agent
 from deduce.errors import DeduceError
 from deduce.games import Game, make
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RunOptions", "SERIAL", "Cell", "add_run_options", "run_options", "run_cells", "family", "family_table",
     "paired", "replay", "safe_name", "guarded", "agent", "rounds_for",
+    "matchup_cells", "spec_text", "replay_differs",
 ]
 
 BACKENDS = ("serial", "processes", "ray", "auto")
@@ -222,3 +224,28 @@ def rounds_for(cell: Cell, seats: int) -> int:
             held[family(label)] = held.get(family(label), 0) + 1
     per_round = min(held.values())
     return max(1, -(-seats // per_round)) * schedule.round_size
+
+
+def matchup_cells(game: str, matchups: Sequence[tuple[str, Sequence[str]]], players_list: Sequence[int], seats: int,
+                  seed: int, config: Mapping[str, Any] | None = None, name: str = "{tag}-{players}p") -> list[Cell]:
+    """One table per (tag, agent tokens) matchup and player count, whole rounds giving every
+    agent at least ``seats`` seats; the tables of one player count share their deals (their seed
+    comes from the root's and the player count alone), so matchups compare on the same deals."""
+    out = []
+    for tag, names in matchups:
+        for players in players_list:
+            cell = Cell.create(name.format(tag=tag, players=players), game, [agent(n) for n in names], players, 0,
+                               derive_seed(seed, 7, players), config)
+            out.append(dataclasses.replace(cell, games=rounds_for(cell, seats)))
+    return out
+
+
+def spec_text(spec: AgentSpec) -> str:
+    """An agent spec as its command-line token (``lookahead:gamble=False``), for tables."""
+    return spec.name if not spec.params else spec.name + ":" + ",".join(f"{k}={v}" for k, v in spec.params)
+
+
+def replay_differs(games: pd.DataFrame, game_id: int, winners: Sequence[int]) -> bool:
+    """Whether a replayed game's winners differ from game ``game_id``'s in the tournament table."""
+    won = games[(games["game_id"] == game_id) & games["win"]]["seat"].tolist()
+    return sorted(won) != sorted(winners)

@@ -48,13 +48,12 @@ import json
 import statistics
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import agents
 from agents.clue.questions import entropy_bits, joint_sets
 from benchmarks import _experiment as ex
-from deduce.apps.tournament import derive_seed, stats
+from deduce.apps.tournament import stats
 from deduce.games.clue.rules import ENVELOPE, Accuse, ClueGame, EndTurn, Suggest, ViewExtra
 from deduce.play import Step, play_game
 
@@ -74,13 +73,7 @@ def cells(players_list: Sequence[int], seats: int, seed: int = 0, mode: str = "p
     least ``seats`` seats. A player count's tables share their deals (the seed is the root's
     and the player count's)."""
     matchups = [(f"{a}-{b}", (a, b)) for a, b in pairs] if mode == "pairs" else [("mixed", AGENTS)]
-    out = []
-    for tag, names in matchups:
-        for players in players_list:
-            cell = ex.Cell.create(f"{tag}-{players}p", "clue", [ex.agent(n) for n in names], players, 0,
-                                  derive_seed(seed, 7, players), {"max_turns": MAX_TURNS})
-            out.append(replace(cell, games=ex.rounds_for(cell, seats)))
-    return out
+    return ex.matchup_cells("clue", matchups, players_list, seats, seed, {"max_turns": MAX_TURNS})
 
 
 def _agent(spec: str) -> Any:
@@ -145,8 +138,7 @@ def run(table_cells: Sequence[ex.Cell], options: ex.RunOptions = ex.SERIAL, prob
 
 
 def _label_names(cell: ex.Cell) -> dict[str, str]:
-    return {s.label: (s.name if not s.params else s.name + ":" + ",".join(f"{k}={v}" for k, v in s.params))
-            for s in cell.agents}
+    return {s.label: ex.spec_text(s) for s in cell.agents}
 
 
 def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[str, list[dict[str, Any]]],
@@ -164,8 +156,7 @@ def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[
         seats_of = {}
         for g in probes.get(cell.name, []):
             spec = cell.tournament().schedule[g["game_id"]]
-            won = games[(games["game_id"] == g["game_id"]) & games["win"]]["seat"].tolist()
-            differed += sorted(won) != sorted(g["winners"])
+            differed += ex.replay_differs(games, g["game_id"], g["winners"])
             for seat, label in enumerate(spec.seats):
                 entry = seats_of.setdefault(label, {"solve": [], "bits": []})
                 entry["bits"].extend(g["bits"][seat])

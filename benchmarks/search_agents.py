@@ -27,11 +27,10 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from benchmarks import _experiment as ex
-from deduce.apps.tournament import derive_seed, stats
+from deduce.apps.tournament import stats
 from deduce.games.clue.rules import Accusation
 
 __all__ = ["cells", "probe", "run", "report", "format_table", "main", "TIMING_FIELDS"]
@@ -51,13 +50,8 @@ def cells(agent_specs: Sequence[str], vs: Sequence[str], players_list: Sequence[
         matchups = [(f"{a} vs {b}", (a, b)) for a in agent_specs for b in vs]
     else:
         matchups = [(f"{a} mixed", (a, *vs)) for a in agent_specs]
-    out = []
-    for tag, names in matchups:
-        for players in players_list:
-            cell = ex.Cell.create(f"{tag} @{players}p", "clue", [ex.agent(n) for n in names], players, 0,
-                                  derive_seed(seed, 7, players), {"max_turns": MAX_TURNS})
-            out.append(replace(cell, games=ex.rounds_for(cell, seats)))
-    return out
+    return ex.matchup_cells("clue", matchups, players_list, seats, seed, {"max_turns": MAX_TURNS},
+                            name="{tag} @{players}p")
 
 
 def probe(cell: ex.Cell, game_id: int) -> dict[str, Any]:
@@ -83,10 +77,6 @@ def run(table_cells: Sequence[ex.Cell], options: ex.RunOptions = ex.SERIAL, prob
     return report(table_cells, tables, probes)
 
 
-def _spec_text(spec: Any) -> str:
-    return spec.name if not spec.params else spec.name + ":" + ",".join(f"{k}={v}" for k, v in spec.params)
-
-
 def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[str, list[dict[str, Any]]],
            seed: int = 0) -> dict[str, Any]:
     """Per (matchup, players, spec): seats, wins, Wilson interval, milliseconds per decision,
@@ -100,8 +90,7 @@ def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[
         schedule = cell.tournament().schedule
         gambled: dict[str, list[int]] = {}
         for g in probes.get(cell.name, []):
-            won = games[(games["game_id"] == g["game_id"]) & games["win"]]["seat"].tolist()
-            differed += sorted(won) != sorted(g["winners"])
+            differed += ex.replay_differs(games, g["game_id"], g["winners"])
             for seat, label in enumerate(schedule[g["game_id"]].seats):
                 entry = gambled.setdefault(label, [0, 0])
                 entry[0] += g["gambles"][seat]
@@ -110,7 +99,7 @@ def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[
             r = table.loc[s.label]
             mine = per_game[per_game["agent"] == s.label]["ms"]
             gambles, gamble_wins = gambled.get(s.label, [0, 0])
-            rows.append({"matchup": tag, "players": cell.players, "agent": _spec_text(s), "seats": int(r.seats),
+            rows.append({"matchup": tag, "players": cell.players, "agent": ex.spec_text(s), "seats": int(r.seats),
                          "wins": int(r.wins), "win_rate": float(r.win_rate),
                          "ci95": [float(r.win_lo), float(r.win_hi)], "forfeits": int(r.forfeits),
                          "gambles": gambles, "gamble_wins": gamble_wins,
@@ -120,7 +109,7 @@ def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[
         if len(cell.agents) == 2:
             a, b = cell.agents
             p = ex.paired(games, a.label, b.label, seed=seed)
-            paired.append({"matchup": tag, "players": cell.players, "agents": [_spec_text(a), _spec_text(b)],
+            paired.append({"matchup": tag, "players": cell.players, "agents": [ex.spec_text(a), ex.spec_text(b)],
                            "deals": p["n"], "mean_diff": p["mean"],
                            "ci95": [p["lo"], p["hi"]] if p["n"] > 1 else None, "ahead": p["ahead"],
                            "behind": p["behind"], "sign_p": p["sign_p"], "wilcoxon_p": p["wilcoxon_p"]})
