@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RunOptions", "SERIAL", "Cell", "add_run_options", "run_options", "run_cells", "family", "family_table",
     "paired", "replay", "safe_name", "guarded", "agent", "rounds_for",
-    "matchup_cells", "spec_text", "replay_differs",
+    "matchup_cells", "spec_text", "replay_differs", "run_probed",
 ]
 
 BACKENDS = ("serial", "processes", "ray", "auto")
@@ -249,3 +249,12 @@ def replay_differs(games: pd.DataFrame, game_id: int, winners: Sequence[int]) ->
     """Whether a replayed game's winners differ from game ``game_id``'s in the tournament table."""
     won = games[(games["game_id"] == game_id) & games["win"]]["seat"].tolist()
     return sorted(won) != sorted(winners)
+
+
+def run_probed(cells: Sequence[Cell], options: RunOptions, probe: Callable[[Cell, int], dict[str, Any]],
+               probe_games: int, progress: Callable[[str], Any] | None = None
+               ) -> tuple[dict[str, pd.DataFrame], dict[str, list[dict[str, Any]]]]:
+    """:func:`run_cells`, then ``probe(cell, game_id)`` on the first ``probe_games`` games of
+    each table, here: the tables and, per table, the probes."""
+    tables = run_cells(cells, options, progress)
+    return tables, {c.name: [probe(c, g) for g in range(min(probe_games, c.games))] for c in cells}

@@ -72,9 +72,7 @@ def run(table_cells: Sequence[ex.Cell], options: ex.RunOptions = ex.SERIAL, prob
         progress: Callable[[str], Any] | None = None) -> dict[str, Any]:
     """Play every table on ``options``' backend (resuming ``options.out``), probe the first
     ``probe_games`` games of each here, and return :func:`report`."""
-    tables = ex.run_cells(table_cells, options, progress)
-    probes = {c.name: [probe(c, g) for g in range(min(probe_games, c.games))] for c in table_cells}
-    return report(table_cells, tables, probes)
+    return report(table_cells, *ex.run_probed(table_cells, options, probe, probe_games, progress))
 
 
 def report(table_cells: Sequence[ex.Cell], tables: dict[str, Any], probes: dict[str, list[dict[str, Any]]],
