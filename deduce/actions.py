@@ -217,6 +217,10 @@ class ActionIndex:
                 continue
         raise NotSupported(f"{action!r} is outside this game's action enumeration")
 
+    def blocks_of(self, cls: type) -> tuple[int, ...]:
+        """The numbers of the blocks that may hold actions of class ``cls``."""
+        return tuple(self._by_type.get(cls, ()))
+
     def locate(self, action: Action) -> tuple[int, int]:
         """``(block number, index within the block)`` of ``action`` (see :meth:`encode`)."""
         for i in self._by_type.get(type(action), ()):

@@ -155,14 +155,18 @@ class Composer:
 
     def path(self, action: Action) -> tuple[int, ...]:
         """The components of a numbered action: its block, then its fields'."""
-        i, rank = self.index.locate(action)
-        block = self.index.blocks[i]
-        if not isinstance(block, Block):
-            return (i, rank)
-        parts = [i]
-        for field, dim in zip(block.fields, block.seq.dims, strict=True):
-            parts += _parts(dim, getattr(action, field))
-        return tuple(parts)
+        for i in self.index.blocks_of(type(action)):
+            block = self.index.blocks[i]
+            try:
+                if not isinstance(block, Block):
+                    return (i, block.rank(action))
+                parts = [i]
+                for field, dim in zip(block.fields, block.seq.dims, strict=True):
+                    parts += _parts(dim, getattr(action, field))
+                return tuple(parts)
+            except (KeyError, IndexError, TypeError):
+                continue
+        raise NotSupported(f"{action!r} is outside this game's action enumeration")
 
     def structured(self, legal: Sequence[Action]) -> tuple[ActionSet, ...]:
         blocks = tuple(getattr(legal, "structured", ()))
@@ -284,6 +288,8 @@ class DeduceAECEnv(AECEnv):
         self.game_state: State | None = None
         self._rng: np.random.Generator | None = None
         self._cache: dict[str, dict[str, np.ndarray]] = {}
+        #: each agent's knowledge grid of the game state now (kept while an action is composed).
+        self._grids: dict[str, np.ndarray] = {}
         self.steps = 0
 
     # -- spaces ---------------------------------------------------------------------------------
@@ -310,6 +316,7 @@ class DeduceAECEnv(AECEnv):
         self.steps = 0
         self._cache.clear()
         self.prefix, self._paths = [], None
+        self._grids.clear()
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -358,6 +365,7 @@ class DeduceAECEnv(AECEnv):
         if move is not None:
             self.game_state.apply(move)
             self.prefix, self._paths = [], None
+            self._grids.clear()
         self.steps += 1
         self._cache.clear()
         self.rewards = {a: 0.0 for a in self.agents}
@@ -402,7 +410,9 @@ class DeduceAECEnv(AECEnv):
         seat = self._seat[agent]
         n = self.game.num_players
         obs = self.game_state.observation(seat)
-        grid = self._grid(obs)
+        grid = self._grids.get(agent)
+        if grid is None:
+            grid = self._grids[agent] = self._grid(obs)
         if grid.shape != self._grid_shape:
             raise NotSupported(
                 f"{self.game.name}: the knowledge grid changed shape from {self._grid_shape} to {grid.shape}"
