@@ -91,6 +91,37 @@ def test_a_one_game_chunk_of_a_shared_pool_is_replayed_not_charged(tmp_path):
     assert charged[0] == spec and charged[1] is not None and charged[1][0] == -1
 
 
+class _NotesTeardown:
+    """Writes ``path`` when garbage-collected at interpreter teardown."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __del__(self) -> None:
+        Path(self.path).write_text("torn down")
+
+
+def _leave_garbage(path: str) -> int:
+    sys.modules[__name__]._kept = _NotesTeardown(path)  # lives until the interpreter tears down
+    return os.getpid()
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_pool_workers_skip_the_interpreter_teardown(tmp_path, fast):
+    """Tearing down numpy, scipy and OR-Tools cost 1-4 s per worker at every pool shutdown;
+    a worker of ours exits as soon as its results are sent (the control: a plain worker)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from deduce.apps.tournament.backends import _die_with_parent
+
+    marker = tmp_path / "marker"
+    options = dict(initializer=_die_with_parent, initargs=(os.getpid(),)) if fast else {}
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), **options) as pool:
+        assert pool.submit(_leave_garbage, str(marker)).result() != os.getpid()
+    assert marker.exists() is not fast
+
+
 def test_chunks_follow_game_time():
     assert chunk_size(None, 100, 2) == 1  # nothing timed yet
     assert chunk_size(0.04, 1000, 2) == 50  # 2 s of 40 ms games
