@@ -22,7 +22,10 @@ hands its view to an OpenSpiel bot): the moves come from what the observation sh
 
 Nothing but the player's own observation and the moves' effects on its view are read: the
 true hidden cards are never used. That is the exact path of Clue without the board
-(``python_deduce_clue``). The sampled games (:data:`RESAMPLING`):
+(``python_deduce_clue``). Clue on the board (``python_deduce_clue_board``,
+``python_deduce_clue_intrigue``) takes it too, its world dealt with the true game's dice (every
+roll is public); in the intrigue edition the intrigue cards the player has not seen are then
+redrawn (:func:`_redraw_intrigue`). The other sampled games (:data:`RESAMPLING`):
 
 - Mafia Code, exact: its knowledge base is sampled exactly, the world is dealt with the same
   seed (which drives only the dice, all public), the moves replayed (none hides a choice), a
@@ -249,10 +252,9 @@ RESAMPLING: dict[str, str] = {
     "crime-hotel": "exact",
 }
 
-#: the registrations resampled otherwise than :data:`RESAMPLING` says of their deduce game: the
-#: intrigue edition's deal is exact, but the intrigue cards other seats drew (and the deck's
-#: order) stay as they truly are
-BY_REGISTRATION: dict[str, str] = {"python_deduce_clue_board": "exact", "python_deduce_clue_intrigue": "approximate"}
+#: the registrations whose resampling :data:`RESAMPLING` does not name by their deduce game
+#: (Clue on the board, and the intrigue edition, whose unseen intrigue cards are redrawn too)
+BY_REGISTRATION: dict[str, str] = {"python_deduce_clue_board": "exact", "python_deduce_clue_intrigue": "exact"}
 
 
 def resampling(game: DeduceGame) -> str:
@@ -715,8 +717,8 @@ def _redeal_clue_board(state: DeduceState, player: int, rng: np.random.Generator
     """Clue on the board: an exactly uniform world of the player's knowledge base dealt with
     the true game's dice (every roll is public), the moves replayed as for Clue without the
     board (a card shown between others drawn among the choices that look the same), a world
-    the replay rules out redrawn; then new dice for the future. The intrigue edition's cards
-    (and its deck) stay as they were: :data:`BY_REGISTRATION`."""
+    the replay rules out redrawn; in the intrigue edition the intrigue cards the player has
+    not seen are redrawn too (:func:`_redraw_intrigue`); then new dice for the future."""
     game = state.get_game()
     deduce_game: ClueGame = game.deduce  # type: ignore[assignment]
     obs = state.deduce_observation(player)
@@ -741,6 +743,71 @@ def _redeal_clue_board(state: DeduceState, player: int, rng: np.random.Generator
         if _replay(new, visible, hidden_types, player, obs.events, rng) and (
             information_string(new.deduce_observation(player), player, words) == want
         ):
+            if deduce_game.config.intrigue:
+                _redraw_intrigue(new, player, rng)
             _fresh_future(new.engine, rng)
             return new
     raise NotSupported(f"no replay of seat {player}'s information found in {TRIES} sampled worlds")
+
+
+def _redraw_intrigue(state: DeduceState, player: int, rng: np.random.Generator) -> None:
+    """Redraw, in a replayed intrigue-edition game, what ``player`` has not seen of the
+    intrigue cards: the kinds of the bonus cards other seats drew and the order of the deck
+    left. The bonus cards come out of a uniform shuffle in a uniformly random order whatever
+    the clocks do, so the unseen kinds are a uniform arrangement of the bonus cards the player
+    has not seen over the hidden draws and the deck, redrawn until every bonus card a seat
+    played (a move to any room, a decline) was in its hand when it played it."""
+    from collections import Counter
+
+    from deduce.apps.openspiel.game import Step
+    from deduce.games.clue.intrigue import (
+        ANY_ROOM,
+        CLOCK,
+        DECLINE,
+        Decline,
+        IntrigueDrawn,
+        UseAnyRoom,
+    )
+
+    engine: ClueState = state.engine  # type: ignore[assignment]
+    cfg = engine.game.config
+    steps = state.steps
+    hidden = [e for s in steps for e in s.events
+              if isinstance(e, IntrigueDrawn) and e.card != CLOCK and e.view(player) != e]
+    if engine.intrigue_deck is None and not hidden:
+        return  # nothing drawn yet: the deck is shuffled from the new generator at the first draw
+    seen = Counter(e.card for s in steps for e in s.events
+                   if isinstance(e, IntrigueDrawn) and e.card != CLOCK and e.view(player) == e)
+    pool = list((Counter(dict(cfg.bonus_cards)) - seen).elements())
+    deck = list(engine.intrigue_deck or [])
+    clocks = deck.count(CLOCK)
+    if len(pool) != len(hidden) + len(deck) - clocks:
+        raise NotSupported(f"seat {player}: the intrigue cards do not add up ({len(pool)} unseen bonus cards)")
+    used = {UseAnyRoom: ANY_ROOM, Decline: DECLINE}
+    for _ in range(REJECTION_TRIES):
+        order = [pool[int(i)] for i in rng.permutation(len(pool))]
+        kinds = dict(zip(map(id, hidden), order, strict=False))
+        holding: dict[int, Counter[str]] = {}
+        feasible = True
+        for step in steps:
+            kind = used.get(type(step.action))
+            if kind is not None and step.seat != player:
+                held = holding.setdefault(step.seat, Counter())
+                if held[kind] < 1:
+                    feasible = False
+                    break
+                held[kind] -= 1
+            for e in step.events:
+                if isinstance(e, IntrigueDrawn) and e.card != CLOCK and e.player != player:
+                    holding.setdefault(e.player, Counter())[kinds.get(id(e), e.card)] += 1
+        if feasible:
+            break
+    else:
+        raise NotSupported(f"seat {player}: no arrangement of the unseen intrigue cards fits the cards played")
+    new_events = {id(e): IntrigueDrawn(e.player, kinds[id(e)], e.cause, e.clocks, e.public) for e in hidden}
+    for q, held in holding.items():
+        engine.bonus[q] = list(held.elements())
+    rest = [CLOCK] * clocks + order[len(hidden):]
+    engine.intrigue_deck = [rest[int(i)] for i in rng.permutation(len(rest))] if engine.intrigue_deck is not None else None
+    engine._events = [new_events.get(id(e), e) for e in engine._events]
+    state._engine.steps = [Step(s.seat, s.action, tuple(new_events.get(id(e), e) for e in s.events)) for s in steps]

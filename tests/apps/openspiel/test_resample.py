@@ -127,8 +127,7 @@ def test_resampling_names_each_game_exact_or_approximate():
     from deduce.apps.openspiel.resample import resampling
 
     methods = {name: resampling(pyspiel.load_game(name)) for name in registered()}
-    assert {k for k, v in methods.items() if v == "approximate"} == {
-        "python_deduce_alibi", "python_deduce_alibi_adlung", "python_deduce_clue_intrigue"}
+    assert {k for k, v in methods.items() if v == "approximate"} == {"python_deduce_alibi", "python_deduce_alibi_adlung"}
 
 
 def test_resampling_before_the_deal_draws_a_new_seed():
@@ -265,7 +264,7 @@ def test_clue_on_the_board_resamples_within_the_information_set(name):
     from deduce.apps.openspiel.resample import resampling
 
     game, state = board_midgame(name, 120, 1)
-    assert resampling(game) == ("exact" if name.endswith("board") else "approximate")
+    assert resampling(game) == "exact"
     for p in range(3):
         want = state.information_state_string(p)
         worlds = set()
@@ -291,3 +290,60 @@ def test_clue_on_the_board_follows_the_exact_marginals():
     exact = solvers.get("exact").marginals(game.deduce.knowledge(obs))
     worlds = [resample(state, p, np.random.default_rng(4000 + k)).engine.world() for k in range(200)]
     assert min_pvalue(worlds, exact) > 0.001
+
+
+@pytest.mark.slow
+def test_intrigue_cards_other_seats_hold_follow_the_exact_posterior():
+    """The kinds of the bonus cards other seats drew unseen are redrawn: over 300 resamples the
+    kind of each hidden draw follows the exact posterior, by enumerating every arrangement of
+    the unseen bonus cards over the hidden draws and the deck left that lets each seat play the
+    bonus cards it played (binomial test per hidden draw, Bonferroni)."""
+    from collections import Counter
+    from itertools import permutations
+
+    from deduce.apps.openspiel.resample import resampling
+    from deduce.games.clue.intrigue import CLOCK, DECLINE, Decline, IntrigueDrawn, UseAnyRoom
+
+    game, state = board_midgame("python_deduce_clue_intrigue", 60, 0)
+    p = 1
+    assert resampling(game) == "exact"
+    draws = [(i, e) for i, e in enumerate(state.engine.events) if isinstance(e, IntrigueDrawn) and e.card != CLOCK]
+    hidden = [i for i, e in draws if e.player != p]
+    assert hidden and all(e.view(p).card is None for i, e in draws if i in hidden)
+    seen = Counter(e.card for i, e in draws if i not in hidden)
+    pool = list((Counter(dict(game.deduce.config.bonus_cards)) - seen).elements())
+    # when each bonus card was played: the number of events before it, from the steps' events
+    at, plays_at = 0, []
+    for s in state.steps:
+        if isinstance(s.action, UseAnyRoom | Decline) and s.seat != p:
+            plays_at.append((s.seat, "any_room" if isinstance(s.action, UseAnyRoom) else DECLINE, at))
+        at += len(s.events)
+
+    def fits(kinds: dict[int, str]) -> bool:
+        for seat, kind, before in plays_at:
+            drawn = sum(1 for i, e in draws if e.player == seat and i < before and kinds.get(i, e.card) == kind)
+            played = sum(1 for q, k, b in plays_at if q == seat and k == kind and b <= before)
+            if drawn < played:
+                return False
+        return True
+
+    arrangements = {a[: len(hidden)] for a in permutations(pool)}
+    weights = Counter()
+    for a in set(permutations(pool)):
+        kinds = dict(zip(hidden, a, strict=False))
+        if fits(kinds):
+            weights[a[: len(hidden)]] += 1
+    assert arrangements and weights
+    total = sum(weights.values())
+    n = 300
+    got = Counter()
+    for k in range(n):
+        new = resample(state, p, np.random.default_rng(5000 + k))
+        kinds = [e.card for e in new.engine.events if isinstance(e, IntrigueDrawn) and e.card != CLOCK and e.player != p]
+        got[tuple(kinds)] += 1
+    pvalues = []
+    for j in range(len(hidden)):
+        exact = sum(w for a, w in weights.items() if a[j] == DECLINE) / total
+        count = sum(c for a, c in got.items() if a[j] == DECLINE)
+        pvalues.append(stats.binomtest(count, n, exact).pvalue if 0 < exact < 1 else float(count == n * exact))
+    assert min(pvalues) * len(hidden) > 0.001, (pvalues, got, weights)
