@@ -44,6 +44,14 @@ class OpenSpielAgent(Agent):
         self.spiel: DeduceGame = pyspiel.load_game(f"python_deduce_{game.name.replace('-', '_')}", to_params(game))
         self.bot = self.make_bot(np.random.RandomState(int(self.rng.integers(2**32))))
 
+    def cannot_play(self, game: Any) -> str | None:
+        """Why this agent cannot play ``game``: it rebuilds its state from an observation
+        through Clue's explicit deal, which Clue on the board does not have (the seed behind
+        its dice is in no observation)."""
+        if getattr(game, "board", None) is not None:
+            return f"{self.name} plays Clue without the board only: a board game's dice come from a seed no observation holds"
+        return None
+
     def make_bot(self, random_state: np.random.RandomState) -> pyspiel.Bot:
         raise NotImplementedError
 

@@ -103,3 +103,11 @@ def test_the_tournament_command_finds_openspiel_agents(tmp_path, monkeypatch):
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert "openspiel-random" in json.dumps(summary)
+
+
+@pytest.mark.parametrize("name", ["openspiel-ismcts", "openspiel-mcts", "openspiel-random"])
+def test_openspiel_agents_say_they_cannot_play_clue_on_the_board(name):
+    agent = agents.get(name, game="clue")
+    assert agent.cannot_play(deduce.make("clue")) is None
+    reason = agent.cannot_play(deduce.make("clue", board_mode="board"))
+    assert reason and name in reason and "board" in reason
