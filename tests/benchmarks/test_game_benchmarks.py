@@ -114,3 +114,18 @@ def test_alibi_win_tables_seat_every_agent_in_every_seat():
                     for seat, label in enumerate(two.schedule[i].seats))
     assert set(seats.values()) == {2}  # each of the two agents twice in each seat per round
     assert {c.seed for c in cells} == {cells[0].seed}  # the same deals for every table
+
+
+def test_alibi_win_line_counts_copies_as_one_and_pairs_by_deal():
+    # Alibi's sampling games take minutes; the same 2 v 2 table shape on cheap Clue agents
+    table = ex.Cell.create("2 v 2", "clue", ["deductive", "notebook", "deductive", "notebook"], 4, 8, 3,
+                           arrangement="rotate")
+    games = ex.run_cells([table])[table.name]
+    line = alibi.win_lines(table, games)
+    family = games.assign(agent=games["agent"].map(ex.family))
+    wins = int(family.loc[family["agent"] == "deductive", "win"].sum())
+    lo, hi = stats.wilson(wins, 16)
+    assert line.startswith("2 v 2, 8 games: per-seat win rate ")
+    assert f"deductive {wins / 16:.2f} [{lo:.2f}, {hi:.2f}] (16 seats)" in line
+    (want,) = stats.paired_by_deal(family, column="win")
+    assert f"deductive minus notebook per deal {want['mean']:+.2f}" in line and "over 2 deals" in line
