@@ -393,7 +393,11 @@ class ChainSolver(Solver):
         # the choices of movers from one source depend only on what is there and how many
         # move: states share them, so each distinct case is enumerated once
         memo: dict[tuple, list[tuple[int, list[tuple[int, int, int, int]]]]] = {}
+        pending = 0  # steps not charged yet (charged in batches: same total)
         for state, w in states.items():
+            if pending >= 1024:
+                self._charge(pending)
+                pending = 0
             G = len(state)
             need = dict(pairs)
             forced: list[tuple[int, int, int, int]] = []
@@ -413,14 +417,14 @@ class ChainSolver(Solver):
             for s, moves in by_src.items():
                 ks = [need[(s, d)] for d, _ in moves]
                 if not any(ks):  # every mover from here is named (fated): nothing to choose
-                    self._charge(1)
+                    pending += 1
                     per_src.append(_NOTHING)
                     continue
                 avail = [0 if g in fated else state[g][s] for g in range(G)]
                 case = (s, tuple(avail), tuple(ks))
                 cached = memo.get(case)
                 if cached is not None:
-                    self._charge(len(cached))
+                    pending += len(cached)
                     per_src.append(cached)
                     continue
                 opts = []
@@ -433,19 +437,22 @@ class ChainSolver(Solver):
                             weight *= _multinomial(avail[g], parts)
                             delta += [(g, s, moves[j][0], m) for j, m in enumerate(parts) if m]
                     opts.append((weight, delta))
-                self._charge(len(opts))
+                pending += len(opts)
                 memo[case] = opts
                 per_src.append(opts)
             combos = 1
             for opts in per_src:
                 combos *= len(opts)
-            self._charge(combos)  # one step per successor, charged at once
+            pending += combos  # one step per successor
             base = list(state)
             for g, s, d, m in forced:
                 vec = list(base[g])
                 vec[s] -= m
                 vec[d] += m
                 base[g] = tuple(vec)
+            if combos == 1 and all(opts is _NOTHING for opts in per_src):  # nothing chosen: one successor
+                out[tuple(base)] += w
+                continue
             for combo in product(*per_src):
                 new = base.copy()
                 changed: dict[int, list[int]] = {}
@@ -461,6 +468,7 @@ class ChainSolver(Solver):
                 for g, vec in changed.items():
                     new[g] = tuple(vec)
                 out[tuple(new)] += weight
+        self._charge(pending)
         return out
 
     # -- queries ----------------------------------------------------------------------------------
