@@ -15,6 +15,13 @@ somebody melded adds an epoch, linked by a :class:`~deduce.constraints.Transfer`
 pile). Answers are :class:`~deduce.constraints.Count` (cards in hand now) and
 :class:`~deduce.constraints.CountEver` (cards ever seen / ever held) constraints.
 
+Questions: a turn lists the canonical ones (of every other player, HAND and SEEN of every
+category, set, time and card, and HELD) and offers the seed's hypothesis questions ("Slim
+Slant, Morning, Front Seat, Pillow: how many have you seen?": a suspect card and at most one
+card of each other category) as a structured block of legal actions (:class:`Hypotheses` in a
+:class:`~deduce.games.base.LegalActions`: about a million a turn, sampled and composed, never
+listed); any other union of named sets is legal too (RULES.md §1C) and accepted as asked.
+
 Rule points the sources leave open and the defaults chosen (all config fields):
 
 * melding happens in a window at the start of each round (before its first question), every
