@@ -23,6 +23,9 @@ grammar: ``LABEL=COMMAND`` for an outside bot such as a 2014 contest entrant, ``
 for ours) over every seating permutation, as the contest's server does, and prints each
 entrant's wins with a 95% Wilson interval (``scipy.stats.binomtest``) and, read from the
 session's message log, its accusations: right, wrong, and how the games it lost ended.
+``--table ... --in-process`` plays the same seatings through the tournament harness instead
+(our agents only, ``LABEL=NAME:K=V``; no message log, so no accusation columns) and adds the
+first two entrants' per-deal paired difference (:func:`deduce.apps.tournament.stats.paired_by_deal`).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from typing import Any
 from deduce.apps.speedclue import PROTOCOL_CONFIG, SpeedClueServer
 from deduce.apps.tournament import Tournament
 
-__all__ = ["run", "main", "ordering", "agree", "accusations", "table", "table_report"]
+__all__ = ["run", "main", "ordering", "agree", "accusations", "table", "table_in_process", "table_report"]
 
 
 def _rates(results: Any) -> dict[str, dict[str, Any]]:
@@ -222,6 +225,9 @@ def table(bots: Sequence[str], players: int, games: int, seed: int, root: Path,
             winner_right = [w for (_, w, r) in g["accusations"] if r]
             if winner_right and winner_right[0] == label:
                 continue
+            out_of_game = {w for (_, w, r) in g["accusations"] if not r}
+            if not winner_right and not mine_wrong and len(g["seats"]) - len(out_of_game) == 1:
+                continue  # the last one standing: a win
             if mine_wrong:
                 lost_to["own wrong accusation"] += 1
             elif winner_right:
@@ -237,6 +243,35 @@ def table(bots: Sequence[str], players: int, games: int, seed: int, root: Path,
     return out
 
 
+def table_in_process(agents: Sequence[str], players: int, games: int, seed: int, root: Path,
+                     arrangement: str = "permutations") -> dict[str, Any]:
+    """The same table through the tournament harness (protocol rules, serial): wins with Wilson
+    intervals, and the first entrant minus the second per deal."""
+    from deduce.apps.tournament import parse_agent, stats
+
+    specs = [parse_agent(a.replace("builtin:", "")) for a in agents]
+    results = Tournament("clue", specs, games=games, seed=seed, players=players, config=PROTOCOL_CONFIG,
+                         backend="serial", out=root / "in-process", progress=False, arrangement=arrangement).run()
+    rows = results.games
+    out: dict[str, Any] = {"players": players, "games": games, "seed": seed, "arrangement": arrangement,
+                           "disqualified": {}, "load": os.getloadavg(), "entrants": {}}
+    for spec in specs:
+        mine = rows[rows["agent"] == spec.label]
+        wins, seats = int(mine["win"].sum()), int(len(mine))
+        out["entrants"][spec.label] = {"seats": seats, "wins": wins, "win_rate": wins / seats if seats else 0.0,
+                                       "ci95": _wilson(wins, seats)}
+    first, second = specs[0].label, specs[1].label
+    for pair in stats.paired_by_deal(rows, column="win", seed=seed):
+        if {pair["a"], pair["b"]} == {first, second}:
+            sign = 1.0 if pair["a"] == first else -1.0
+            lo, hi = sorted((sign * pair["lo"], sign * pair["hi"]))
+            out["paired"] = {"first": first, "second": second, "deals": pair["n"], "mean": sign * pair["mean"],
+                             "lo": lo, "hi": hi,
+                             "ahead": pair["ahead"] if sign > 0 else pair["behind"],
+                             "behind": pair["behind"] if sign > 0 else pair["ahead"]}
+    return out
+
+
 def table_report(data: dict[str, Any]) -> str:
     """Markdown: wins per seat with the Wilson interval, accusations, how games were lost."""
     lines = [f"{data['players']} players, {data['games']} games, seed {data['seed']}, {data['arrangement']} "
@@ -245,11 +280,20 @@ def table_report(data: dict[str, Any]) -> str:
              "lost: to another's right accusation / own wrong one / last standing |", "|---|---|---|---|---|---|"]
     for label, e in sorted(data["entrants"].items(), key=lambda kv: -kv[1]["win_rate"]):
         lo, hi = e["ci95"]
-        lost = e["lost"]
-        lines.append(f"| {label} | {e['wins']}/{e['seats']} | {_pct(e['win_rate'])} [{_pct(lo)}, {_pct(hi)}] | "
-                     f"{e['accusations']} ({e['wrong']}) | {e['mean_turn_of_right']:.1f} | "
-                     f"{lost['right accusation by another']} / {lost['own wrong accusation']} / "
-                     f"{lost['last one standing']} |")
+        cells = f"| {label} | {e['wins']}/{e['seats']} | {_pct(e['win_rate'])} [{_pct(lo)}, {_pct(hi)}] |"
+        if "lost" in e:
+            lost = e["lost"]
+            cells += (f" {e['accusations']} ({e['wrong']}) | {e['mean_turn_of_right']:.1f} | "
+                      f"{lost['right accusation by another']} / {lost['own wrong accusation']} / "
+                      f"{lost['last one standing']} |")
+        else:
+            cells += " | | |"
+        lines.append(cells)
+    if "paired" in data:
+        d = data["paired"]
+        lines.append(f"\nper deal, {d['first']} minus {d['second']}: {100 * d['mean']:+.1f} points per seat "
+                     f"[{100 * d['lo']:+.1f}, {100 * d['hi']:+.1f}] over {d['deals']} deals; "
+                     f"ahead on {d['ahead']}, behind on {d['behind']}")
     if data["disqualified"]:
         lines.append(f"\ndisqualified: {data['disqualified']}")
     return "\n".join(lines)
@@ -267,11 +311,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--table", nargs="+", metavar="BOT",
                         help="play these entrants (server grammar) over every seat order and report wins and accusations")
     parser.add_argument("--arrangement", default="permutations", help="seating of --table (default permutations)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="--table through the tournament harness (our agents only), with the per-deal paired difference")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.out) if args.out else Path(tmp)
         if args.table:
-            got = table(args.table, args.players, args.games, args.seed, root, args.arrangement)
+            play = table_in_process if args.in_process else table
+            got = play(args.table, args.players, args.games, args.seed, root, args.arrangement)
             print(json.dumps(got, indent=2) if args.json else table_report(got))
             return 0
         data = run(args.agents, args.games, args.players, args.seed, args.time_limit, root)

@@ -463,3 +463,28 @@ def test_the_table_benchmark_reads_every_accusation_from_the_message_log(tmp_pat
     for g in games:
         rights = [a for a in g["accusations"] if a[2]]
         assert len(rights) <= 1
+
+
+def test_the_in_process_table_pairs_the_first_two_entrants_by_deal(tmp_path):
+    from benchmarks.speedclue import table_in_process
+
+    got = table_in_process(["a=builtin:deductive", "b=notebook", "random"], 3, 12, 4, tmp_path)
+    rows = pd.read_parquet(tmp_path / "in-process" / "games.parquet")
+    assert {e["seats"] for e in got["entrants"].values()} == {12}
+    per = rows.groupby(["deal", "agent"])["win"].mean().unstack()
+    paired = got["paired"]
+    assert (paired["first"], paired["second"], paired["deals"]) == ("a", "b", 2)
+    assert paired["mean"] == pytest.approx(float((per["a"] - per["b"]).mean()))
+    assert paired["lo"] <= paired["mean"] <= paired["hi"]
+
+
+def test_the_table_counts_every_lost_seat_once(tmp_path):
+    from benchmarks.speedclue import table
+
+    """Two random accusers eliminate themselves, so the notebook wins as the last one standing
+    without accusing: those are wins, not losses."""
+    got = table(["r1=builtin:random", "r2=builtin:random", "builtin:notebook"], 3, 6, 1, tmp_path)
+    notebook = got["entrants"]["notebook"]
+    assert notebook["accusations"] == 0 and notebook["wins"] > 0
+    for e in got["entrants"].values():
+        assert sum(e["lost"].values()) == e["seats"] - e["wins"]
