@@ -21,6 +21,7 @@ _FACTORIES: dict[str, str | Callable[..., Solver]] = {
     "chain": "solvers.chain:ChainSolver",
     "epoch": "solvers.epoch:EpochSolver",
     "epoch-sample": "solvers.epoch:EpochSampler",
+    "frontier": "solvers.frontier:FrontierSolver",
     "auto": "solvers.auto:AutoSolver",
 }
 

@@ -1,0 +1,495 @@
+"""``frontier``: exact counting of time-indexed knowledge bases (Mayfair Alibi) by a DP over
+cards whose state is the running sums of the constraints still open.
+
+Why: every constraint of a time-indexed knowledge base is a count over cards of a property
+of one card's history (``Count``: at a location in an epoch; ``CountEver``: ever at one of
+some locations; a ``Transfer``'s ``(src, dst, k)``: moved from src to dst at that pass;
+``AtLeastOne`` and ``NotAll`` likewise), so the number of consistent worlds is a sum over
+each card's own *histories*. The counter takes the cards one at a time; a state is the
+partial sum of every constraint that has some of its cards behind and some ahead (the
+*frontier*), with the exact number of labelled partial worlds behind it. A constraint is
+checked as soon as its last card is taken, so the state keeps only what the cards ahead can
+still change; a sum that can no longer reach its target is dropped at once.
+
+* **Histories.** A card's histories are the location sequences that propagation
+  (:func:`~deduce.knowledge.propagate`) allows at every epoch and that change only along the
+  pairs every ``Transfer`` of that epoch lists (the frame rule). A constraint whose value is
+  the same on every history of a card takes that card's share off its target instead of
+  widening the state (the observer's own hand, pinned cards, box cards that never move).
+* **Order.** Cards are taken so that constraints open late and close early (greedy: the
+  card that leaves the fewest constraints open next).
+* **Cells.** A backward pass over the stored layers gives, for every card and location, the
+  exact number of worlds with the card there (forward count times backward count summed over
+  the card's histories ending there), all in exact integers. The same tables draw exactly
+  uniform worlds (:meth:`FrontierSolver.sample`).
+
+The state space is the number of distinct partial sums, which grows with the number of
+players and passes; past ``max_states`` states in one layer the counter refuses with
+:class:`~deduce.errors.TooLarge` (an exact answer or none). Answers agree with ``brute``
+(``tests/solvers/test_frontier.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from deduce.constraints import At, AtLeastOne, Count, CountEver, NotAll, NotAt, Op, Transfer
+from deduce.errors import NotSupported, TooLarge
+from deduce.knowledge import KnowledgeBase, propagate
+from solvers.base import EPOCH_KINDS, Solver, Tally
+from solvers.budget import charge
+
+__all__ = ["FrontierSolver"]
+
+History = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Sum:
+    """One linear constraint over cards: ``sum over cards of feature(card's history) op n``."""
+
+    cards: frozenset[int]
+    op: Op
+    n: int
+    label: str
+
+
+def _histories(possible: np.ndarray, card: int, steps: list[set[tuple[int, int]] | None], limit: int) -> list[History]:
+    """Every location sequence of ``card`` allowed by ``possible[epoch, card]`` whose changes
+    are all along the pairs ``steps[epoch]`` allows (None: no transfer names that step, the
+    card stays)."""
+    E = possible.shape[0]
+    out: list[History] = []
+    domains = [set(int(z) for z in np.flatnonzero(possible[e, card])) for e in range(E)]
+
+    def rec(prefix: list[int]) -> None:
+        e = len(prefix)
+        if e == E:
+            out.append(tuple(prefix))
+            if len(out) > limit:
+                raise TooLarge(f"frontier: card {card} has more than {limit} possible histories")
+            return
+        for z in sorted(domains[e]):
+            if e > 0 and z != prefix[-1]:
+                allowed = steps[e - 1]
+                if allowed is None or (prefix[-1], z) not in allowed:
+                    continue
+            prefix.append(z)
+            rec(prefix)
+            prefix.pop()
+
+    rec([])
+    return out
+
+
+class _Problem:
+    """A knowledge base as cards' histories and linear sums over them (see module doc)."""
+
+    def __init__(self, kb: KnowledgeBase, history_limit: int) -> None:
+        self.kb = kb
+        E, C = kb.epochs, kb.num_cards
+        prop = propagate(kb)
+        self.contradiction = prop.contradiction
+        self.hist: list[list[History]] = [[] for _ in range(C)]
+        self.sums: list[_Sum] = []
+        self.feature: list[dict[int, np.ndarray]] = []  # per sum: card -> 0/1.. per history
+        if self.contradiction is not None:
+            return
+        pairs: list[set[tuple[int, int]] | None] = [None] * max(E - 1, 0)
+        transfers: list[Transfer] = []
+        for c in kb.constraints:
+            if isinstance(c, Transfer):
+                transfers.append(c)
+                allowed = {(s, d) for s, d, _ in c.moves}
+                pairs[c.epoch] = allowed if pairs[c.epoch] is None else pairs[c.epoch] & allowed
+        for card in range(C):
+            self.hist[card] = _histories(prop.possible, card, pairs, history_limit)
+            if not self.hist[card]:
+                self.contradiction = f"card {kb.deck[card].name} has no possible history"
+                return
+        arrays = [np.array(h, dtype=np.int64).reshape(len(h), E) for h in self.hist]
+        everyone = frozenset(range(C))
+        for c in kb.constraints:
+            if isinstance(c, (At, NotAt)):
+                continue  # propagation's domains hold them exactly
+            if isinstance(c, Transfer):
+                for s, d, k in c.moves:
+                    feats = {card: ((a[:, c.epoch] == s) & (a[:, c.epoch + 1] == d)).astype(np.int64)
+                             for card, a in enumerate(arrays)}
+                    self._add(_Sum(everyone, Op.EQ, k, f"{k} moved {s}->{d} at {c.epoch}"), feats)
+            elif isinstance(c, Count):
+                feats = {card: (arrays[card][:, c.epoch] == c.loc).astype(np.int64) for card in c.cards}
+                self._add(_Sum(frozenset(c.cards), c.op, c.n, repr(c)), feats)
+            elif isinstance(c, AtLeastOne):
+                feats = {card: (arrays[card][:, c.epoch] == c.loc).astype(np.int64) for card in c.cards}
+                self._add(_Sum(frozenset(c.cards), Op.GE, 1, repr(c)), feats)
+            elif isinstance(c, CountEver):
+                locs, eps = list(c.locs), list(c.epochs)
+                feats = {card: np.isin(arrays[card][:, eps], locs).any(axis=1).astype(np.int64) for card in c.cards}
+                self._add(_Sum(frozenset(c.cards), c.op, c.n, repr(c)), feats)
+            elif isinstance(c, NotAll):
+                feats: dict[int, np.ndarray] = {}
+                for card, z in c.pairs:
+                    f = (arrays[card][:, c.epoch] == z).astype(np.int64)
+                    feats[card] = feats[card] + f if card in feats else f
+                self._add(_Sum(frozenset(feats), Op.LE, len(c.pairs) - 1, repr(c)), feats)
+            else:  # pragma: no cover - check_supported prevents this
+                raise NotSupported(f"frontier: cannot count {c!r}")
+
+    def _add(self, s: _Sum, feats: dict[int, np.ndarray]) -> None:
+        """Keep the cards whose feature varies over their histories; the others' fixed share
+        comes off the target (and a sum no card varies in is checked here)."""
+        fixed = 0
+        varying: dict[int, np.ndarray] = {}
+        for card, f in feats.items():
+            if f.min() == f.max():
+                fixed += int(f[0])
+            else:
+                varying[card] = f
+        n = s.n - fixed
+        if not varying:
+            if not s.op.compare(0, n):
+                self.contradiction = f"{s.label} cannot hold"
+            return
+        lo = sum(int(f.min()) for f in varying.values())
+        hi = sum(int(f.max()) for f in varying.values())
+        if (s.op is Op.EQ and not lo <= n <= hi) or (s.op is Op.LE and lo > n) or (s.op is Op.GE and hi < n):
+            self.contradiction = f"{s.label} cannot hold"
+            return
+        if (s.op is Op.LE and hi <= n) or (s.op is Op.GE and lo >= n):
+            return  # holds in every world
+        self.sums.append(_Sum(frozenset(varying), s.op, n, s.label))
+        self.feature.append(varying)
+
+
+def _order(prob: _Problem) -> list[int]:
+    """Cards in the order the DP takes them: greedily the one that leaves the fewest sums open
+    (ties: the one opening fewest new sums, then the lowest card)."""
+    C = prob.kb.num_cards
+    members = [s.cards for s in prob.sums]
+    by_card: list[list[int]] = [[] for _ in range(C)]
+    for j, m in enumerate(members):
+        for card in m:
+            by_card[card].append(j)
+    left = [len(m) for m in members]
+    started = [False] * len(members)
+    open_now = 0
+    remaining = set(range(C))
+    order: list[int] = []
+    while remaining:
+        best, key = -1, None
+        for card in remaining:
+            opened = sum(1 for j in by_card[card] if not started[j] and left[j] > 1)
+            closed = sum(1 for j in by_card[card] if started[j] and left[j] == 1)
+            k = (open_now + opened - closed, opened, card)
+            if key is None or k < key:
+                best, key = card, k
+        assert key is not None
+        order.append(best)
+        remaining.discard(best)
+        for j in by_card[best]:
+            if not started[j] and left[j] > 1:
+                open_now += 1
+            elif started[j] and left[j] == 1:
+                open_now -= 1
+            started[j] = True
+            left[j] -= 1
+    return order
+
+
+_CHUNK = 4_000_000  # candidate (state, option, sum) entries built at once
+
+
+def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of an int16 matrix and, per row, the index of its distinct row."""
+    if rows.shape[1] == 0:
+        return rows[:1], np.zeros(len(rows), dtype=np.int64)
+    rows = np.ascontiguousarray(rows)
+    view = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
+    return rows[first], inverse.ravel()
+
+
+def _group_sum(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
+    """``out[g] = sum of values[k] with groups[k] == g`` in exact integers (object arrays)."""
+    out = np.zeros(n, dtype=object)
+    if len(values):
+        order = np.argsort(groups, kind="stable")
+        g = groups[order]
+        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+        out[g[starts]] = np.add.reduceat(values[order], starts)
+    return out
+
+
+class _Layers:
+    """The forward DP over cards in ``order``: per layer, the states (rows of open sums), their
+    counts, and the transitions ``(state, option, next state)`` the backward pass reuses."""
+
+    def __init__(self, prob: _Problem, max_states: int, epoch: int | None, max_work: int | None = None) -> None:
+        self.prob = prob
+        self.max_work = max_work
+        #: candidate transitions (state, option) examined so far
+        self.work = 0
+        kb = prob.kb
+        order = _order(prob)
+        self.order = order
+        C = len(order)
+        pos = {card: i for i, card in enumerate(order)}
+        J = len(prob.sums)
+        first = [min(pos[c] for c in s.cards) for s in prob.sums]
+        last = [max(pos[c] for c in s.cards) for s in prob.sums]
+        #: the sums open in layer i (after i cards): started before i, finishing at i or later
+        self.active: list[tuple[int, ...]] = [tuple(j for j in range(J) if first[j] < i <= last[j]) for i in range(C + 1)]
+        by_card: list[list[int]] = [[] for _ in range(kb.num_cards)]
+        for j, f in enumerate(prob.feature):
+            for card in f:
+                by_card[card].append(j)
+        # what the cards from position i on can still add to each sum, at least and at most
+        rem_lo = np.zeros((C + 1, J), dtype=np.int64)
+        rem_hi = np.zeros((C + 1, J), dtype=np.int64)
+        for i in range(C - 1, -1, -1):
+            rem_lo[i], rem_hi[i] = rem_lo[i + 1], rem_hi[i + 1]
+            for j in by_card[order[i]]:
+                f = prob.feature[j][order[i]]
+                rem_lo[i, j] += int(f.min())
+                rem_hi[i, j] += int(f.max())
+        e = kb.epochs - 1 if epoch is None else int(epoch)
+        L = kb.num_locations
+        big = 1 << 20
+        #: per card position: option keys [option, next sums + closed sums], ways, ways per location
+        self.keys: list[np.ndarray] = []
+        self.mult: list[np.ndarray] = []
+        self.per_loc: list[np.ndarray] = []
+        #: per card position: option -> indices of the card's histories that take it
+        self.histories: list[list[np.ndarray]] = []
+        self._plans: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        for i, card in enumerate(order):
+            nxt = self.active[i + 1]
+            cur_idx = {j: k for k, j in enumerate(self.active[i])}
+            checks = [j for j in by_card[card] if last[j] == i]
+            cols = list(nxt) + checks
+            hist = np.array(prob.hist[card], dtype=np.int64).reshape(len(prob.hist[card]), kb.epochs)
+            feat = np.zeros((len(hist), len(cols)), dtype=np.int64)
+            for k, j in enumerate(cols):
+                if card in prob.feature[j]:
+                    feat[:, k] = prob.feature[j][card]
+            uniq, inverse = _unique_rows(feat.astype(np.int16)) if len(cols) else (feat[:1].astype(np.int16), np.zeros(len(hist), dtype=np.int64))
+            t = len(uniq)
+            per_loc = np.zeros((t, L), dtype=np.int64)
+            np.add.at(per_loc, (inverse, hist[:, e]), 1)
+            self.keys.append(uniq.astype(np.int32))
+            self.per_loc.append(per_loc)
+            self.mult.append(np.array([int(v) for v in per_loc.sum(axis=1)], dtype=object))
+            self.histories.append([np.flatnonzero(inverse == o) for o in range(t)])
+            # the next state's sums: the old value (column of the current state, -1: starts at 0)
+            # plus the option's key; then every sum must stay reachable, closed ones must hold
+            src = np.array([cur_idx.get(j, -1) for j in cols], dtype=np.int64)
+            lower = np.full(len(cols), -big, dtype=np.int64)
+            upper = np.full(len(cols), big, dtype=np.int64)
+            for k, j in enumerate(cols):
+                sm = prob.sums[j]
+                lo, hi = (int(rem_lo[i + 1, j]), int(rem_hi[i + 1, j])) if k < len(nxt) else (0, 0)
+                if sm.op in (Op.EQ, Op.LE):
+                    upper[k] = sm.n - lo
+                if sm.op in (Op.EQ, Op.GE):
+                    lower[k] = sm.n - hi
+            self._plans.append((src, lower, upper, np.array([len(nxt)])))
+        self.states: list[np.ndarray] = [np.zeros((1, 0), dtype=np.int16)]
+        self.counts: list[np.ndarray] = [np.array([1], dtype=object)]
+        #: per card position: the transitions (state index, option index, next state index)
+        self.moves: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for i in range(C):
+            if not len(self.states[-1]):
+                break
+            self._step(i, max_states)
+
+    def _step(self, i: int, max_states: int) -> None:
+        states, counts = self.states[i], self.counts[i]
+        keys = self.keys[i]
+        src, lower, upper, width = self._plans[i]
+        w = int(width[0])
+        m, t = len(states), len(keys)
+        charge(m * t)
+        self.work += m * t
+        if self.max_work is not None and self.work > self.max_work:
+            raise TooLarge(f"frontier: more than {self.max_work} transitions after {i} of {len(self.order)} cards; "
+                           "use the sampler (epoch-sample)")
+        base = np.zeros((m, len(src)), dtype=np.int32)
+        has = src >= 0
+        base[:, has] = states[:, src[has]]
+        per = max(1, _CHUNK // max(1, t * max(1, len(src))))
+        a_parts, o_parts, rows = [], [], []
+        for lo in range(0, m, per):
+            cand = base[lo:lo + per, None, :] + keys[None, :, :]
+            ok = ((cand >= lower) & (cand <= upper)).all(axis=2)
+            a, o = np.nonzero(ok)
+            a_parts.append(a + lo)
+            o_parts.append(o)
+            rows.append(cand[a, o, :w].astype(np.int16))
+        a = np.concatenate(a_parts) if a_parts else np.zeros(0, dtype=np.int64)
+        o = np.concatenate(o_parts) if o_parts else np.zeros(0, dtype=np.int64)
+        allrows = np.concatenate(rows) if rows else np.zeros((0, w), dtype=np.int16)
+        if len(allrows):
+            nxt, b = _unique_rows(allrows)
+        else:
+            nxt, b = np.zeros((0, w), dtype=np.int16), np.zeros(0, dtype=np.int64)
+        if len(nxt) > max_states:
+            raise TooLarge(f"frontier: more than {max_states} states after {i + 1} of {len(self.order)} cards; "
+                           "use the sampler (epoch-sample)")
+        self.moves.append((a, o, b))
+        self.states.append(nxt)
+        self.counts.append(_group_sum(counts[a] * self.mult[i][o], b, len(nxt)))
+
+    @property
+    def total(self) -> int:
+        if len(self.states) != len(self.order) + 1 or not len(self.states[-1]):
+            return 0
+        return int(self.counts[-1][0])
+
+    def backward(self) -> list[np.ndarray]:
+        """``back[i][state]``: the completions of layer ``i``'s state by the cards from ``i`` on."""
+        C = len(self.order)
+        back: list[np.ndarray] = [np.zeros(0, dtype=object) for _ in range(C + 1)]
+        if not self.total:
+            return back
+        back[C] = np.array([1], dtype=object)
+        for i in range(C - 1, -1, -1):
+            a, o, b = self.moves[i]
+            back[i] = _group_sum(self.mult[i][o] * back[i + 1][b], a, len(self.states[i]))
+        return back
+
+    def cells(self) -> list[list[int]]:
+        """``cells[card][loc]``: worlds with the card at loc (in the layers' epoch)."""
+        kb = self.prob.kb
+        L = kb.num_locations
+        out = [[0] * L for _ in range(kb.num_cards)]
+        if not self.total:
+            return out
+        back = self.backward()
+        for i, card in enumerate(self.order):
+            a, o, b = self.moves[i]
+            through = _group_sum(self.counts[i][a] * back[i + 1][b], o, len(self.keys[i]))
+            per_loc = self.per_loc[i]
+            out[card] = [int(sum(through[k] * int(per_loc[k, z]) for k in range(len(through)) if per_loc[k, z]))
+                         for z in range(L)]
+        return out
+
+
+class FrontierSolver(Solver):
+    """Exact counts, cells and uniform samples of time-indexed knowledge bases (module doc)."""
+
+    name = "frontier"
+    exact = True
+    can_count = True
+    can_sample = True
+    can_explain = False
+    kinds = EPOCH_KINDS + (CountEver,)
+    max_epochs = None
+
+    def __init__(self, max_states: int = 200_000, max_work: int | None = 1_000_000, history_limit: int = 20_000) -> None:
+        self.max_states = int(max_states)
+        #: candidate transitions one query may examine (None: no cap): refuses in about a second
+        self.max_work = None if max_work is None else int(max_work)
+        self.history_limit = int(history_limit)
+
+    def _layers(self, kb: KnowledgeBase, epoch: int | None = None) -> _Layers | None:
+        self.check_supported(kb)
+        prob = _Problem(kb, self.history_limit)
+        if prob.contradiction is not None:
+            return None
+        return _Layers(prob, self.max_states, epoch, self.max_work)
+
+    def consistent(self, kb: KnowledgeBase) -> bool:
+        return self.count(kb) > 0
+
+    def count(self, kb: KnowledgeBase) -> int:
+        layers = self._layers(kb)
+        return 0 if layers is None else layers.total
+
+    def tallies(self, kb: KnowledgeBase, epoch: int | None = None) -> Tally:
+        """Exact counts of the last epoch (or of ``epoch``)."""
+        layers = self._layers(kb, epoch)
+        if layers is None:
+            zero = tuple(tuple(0 for _ in range(kb.num_locations)) for _ in range(kb.num_cards))
+            return Tally(0, zero)
+        cells = layers.cells()
+        return Tally(layers.total, tuple(tuple(row) for row in cells))
+
+    def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
+        """bool[card, loc] of the last epoch (or ``epoch``)."""
+        t = self.tallies(kb, epoch)
+        return np.array([[v > 0 for v in row] for row in t.cells], dtype=bool).reshape(kb.num_cards, kb.num_locations)
+
+    def solution_counts(self, kb: KnowledgeBase, loc: int | str) -> dict[tuple[int, ...], int]:
+        """Worlds per set of cards at ``loc`` in the last epoch: cards are fixed there or not
+        one at a time (an ``At``/``NotAt`` each), following only branches with worlds."""
+        z = kb.loc(loc) if isinstance(loc, str) else int(loc)
+        e = kb.epochs - 1
+        out: dict[tuple[int, ...], int] = {}
+
+        def rec(k: KnowledgeBase) -> None:
+            t = self.tallies(k)
+            if not t.total:
+                return
+            open_cards = [c for c in range(kb.num_cards) if 0 < t.cells[c][z] < t.total]
+            if not open_cards:
+                out[tuple(c for c in range(kb.num_cards) if t.cells[c][z] == t.total)] = t.total
+                return
+            card = open_cards[0]
+            for fact in (At(card, z, epoch=e), NotAt(card, z, epoch=e)):
+                branch = k.copy()
+                branch.extend([fact], check=False)
+                rec(branch)
+
+        rec(kb)
+        return out
+
+    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """``n`` exactly uniform worlds ``[epoch, card]`` (empty when inconsistent): each card
+        takes an option with probability proportional to its completions, then one of that
+        option's histories uniformly."""
+        layers = self._layers(kb)
+        if layers is None or not layers.total:
+            return []
+        back = layers.backward()
+        prob = layers.prob
+        E = kb.epochs
+        # per card position: the transitions sorted by their state, with pointers
+        by_state = []
+        for i in range(len(layers.order)):
+            a, o, b = layers.moves[i]
+            srt = np.argsort(a, kind="stable")
+            ptr = np.searchsorted(a[srt], np.arange(len(layers.states[i]) + 1))
+            weight = layers.mult[i][o] * back[i + 1][b]
+            by_state.append((srt, ptr, o, b, weight))
+        out = []
+        for _ in range(int(n)):
+            world = np.empty((E, kb.num_cards), dtype=np.int64)
+            state = 0
+            for i, card in enumerate(layers.order):
+                srt, ptr, o, b, weight = by_state[i]
+                idx = srt[ptr[state]:ptr[state + 1]]
+                ws = [int(v) for v in weight[idx]]
+                r = _below(rng, sum(ws))
+                pick = 0
+                while r >= ws[pick]:
+                    r -= ws[pick]
+                    pick += 1
+                k = idx[pick]
+                hs = layers.histories[i][int(o[k])]
+                world[:, card] = prob.hist[card][int(hs[int(rng.integers(len(hs)))])]
+                state = int(b[k])
+            out.append(world)
+        return out
+
+
+def _below(rng: np.random.Generator, n: int) -> int:
+    """An exactly uniform integer in ``[0, n)`` from ``rng`` (counts exceed 64 bits)."""
+    bits = max(1, int(n - 1).bit_length())
+    nbytes = (bits + 7) // 8
+    while True:
+        r = int.from_bytes(rng.bytes(nbytes), "little") >> (8 * nbytes - bits)
+        if r < n:
+            return r

@@ -1,0 +1,113 @@
+"""``frontier``: exact counts of time-indexed knowledge bases equal brute force and cpsat's
+enumeration, on random Alibi-shaped histories and on views of real (tiny) Alibi games."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import solvers
+from deduce.games.alibi.rules import Accuse, AlibiGame
+from deduce.play import RandomPlayer, play_game
+from solvers.frontier import FrontierSolver
+from tests.solvers.test_epoch_sampler import history_kb, history_kbs
+from tests.solvers.test_epochs_agree import epoch_kbs
+
+#: the smallest real Alibi: 10 cards (two 2-card suspect sets, one set of each other
+#: category), 4 boxed and 6 dealt to 3 players; melds happen and the box is one card short of
+#: known
+TINY = dict(
+    num_players=3,
+    suspects=("A", "B"),
+    times=("m", "n"),
+    places=(("P", ("p1", "p2")),),
+    weapons=(("W", ("w1", "w2")),),
+    emotions=(("E", ("e1", "e2", "e3")),),
+)
+
+
+def alibi_view(seed: int, moves: int, seat: int | None):
+    """A seat's (or the spectator's) knowledge after ``moves`` random actions of a tiny game."""
+    game = AlibiGame(**TINY)
+    st_ = game.new_initial_state(seed)
+    count = [0]
+
+    def until(_state) -> bool:
+        count[0] += 1
+        return count[0] > moves
+
+    play_game(game, [RandomPlayer(seed, exclude=(Accuse,))] * 3, seed, state=st_, until=until, errors="raise")
+    return game, game.knowledge(st_.observation(seat))
+
+
+def agree_with(ref, kb) -> None:
+    fr = FrontierSolver()
+    t = fr.tallies(kb)
+    assert t == ref.tallies(kb)
+    assert fr.consistent(kb) == (t.total > 0)
+    assert np.array_equal(fr.possible(kb), np.array(t.cells, dtype=np.int64) > 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kb=epoch_kbs())
+def test_counts_equal_brute_on_random_two_epoch_knowledge(kb):
+    ref = solvers.get("brute")
+    agree_with(ref, kb)
+    fr = FrontierSolver()
+    assert fr.solution_counts(kb, 0) == ref.solution_counts(kb, 0)
+    for e in (0, 1):
+        assert np.array_equal(fr.possible(kb, epoch=e), ref.possible(kb, epoch=e))
+
+
+@settings(max_examples=40, deadline=None)
+@given(kb=history_kbs())
+def test_counts_equal_brute_on_history_questions(kb):
+    agree_with(solvers.get("brute"), kb)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 40), seat=st.sampled_from([0, 1, 2]))
+def test_counts_equal_cpsat_enumeration_on_real_alibi_views(seed, moves, seat):
+    _, kb = alibi_view(seed, moves, seat)
+    agree_with(solvers.get("cpsat", limit=200_000), kb)
+
+
+def test_spectator_counts_equal_cpsat_enumeration():
+    _, kb = alibi_view(5, 12, None)  # 4,896 worlds over 3 epochs
+    assert kb.epochs == 3
+    agree_with(solvers.get("cpsat", limit=200_000), kb)
+
+
+def test_a_real_view_with_passes_melds_and_history_answers():
+    game, kb = alibi_view(5, 40, 1)
+    kinds = Counter(type(c).__name__ for c in kb.constraints)
+    assert kb.epochs >= 3 and kinds["Transfer"] >= 2 and kinds["CountEver"] + kinds["Count"] > 0
+    agree_with(solvers.get("cpsat", limit=200_000), kb)
+
+
+def test_samples_are_exactly_uniform():
+    """Every consistent world of a small history is drawn about equally often (chi-square)."""
+    kb = history_kb()
+    worlds = list(solvers.get("brute").worlds(kb))
+    draws = FrontierSolver().sample(kb, 3000, np.random.default_rng(4))
+    assert all(kb.consistent_with(w) for w in draws[:50])
+    freq = Counter(w.tobytes() for w in draws)
+    assert set(freq) == {w.tobytes() for w in worlds}
+    from scipy import stats
+
+    observed = [freq[w.tobytes()] for w in worlds]
+    assert stats.chisquare(observed).pvalue > 1e-3
+
+
+def test_too_many_states_is_refused_not_guessed():
+    _, kb = alibi_view(5, 40, None)
+    from deduce.errors import TooLarge
+
+    with pytest.raises(TooLarge, match="frontier: more than 1 states"):
+        FrontierSolver(max_states=1).tallies(kb)
+    with pytest.raises(TooLarge, match="frontier: more than 10 transitions"):
+        FrontierSolver(max_work=10).tallies(kb)
