@@ -111,3 +111,23 @@ def test_too_many_states_is_refused_not_guessed():
         FrontierSolver(max_states=1).tallies(kb)
     with pytest.raises(TooLarge, match="frontier: more than 10 transitions"):
         FrontierSolver(max_work=10).tallies(kb)
+
+
+def test_a_full_size_view_after_the_first_pass_is_counted_and_later_ones_refused_at_once():
+    """78 cards over 2 epochs: exact (the sampler's benchmark positions start here); 3 epochs
+    and more: refused before any work, so ``auto`` moves on to the time-indexed checker."""
+    from benchmarks.alibi import state_at_round
+    from deduce.errors import NotSupported
+
+    game = AlibiGame(num_players=4)
+    kb = game.knowledge(state_at_round(game, 1, 2).observation(1))
+    assert kb.epochs == 2 and kb.num_cards == 78
+    t = FrontierSolver().tallies(kb)
+    assert t.total > 0 and all(sum(row) == t.total for row in t.cells)
+    box = kb.loc("box")
+    for cat in game.categories:  # one box card per category in every world
+        assert sum(t.cells[c][box] for c in cat) == t.total
+    later = game.knowledge(state_at_round(game, 1, 4).observation(1))
+    with pytest.raises(NotSupported, match="cards over .* epochs"):
+        FrontierSolver().check_supported(later)
+    assert FrontierSolver(max_cells=None).supports(later)
