@@ -15,9 +15,11 @@ __all__ = ["AutoSolver"]
 #: game-specific exact enumerators first (they refuse every other knowledge base), then the
 #: static counter, the static counter by branches (where the first one found the DP too large:
 #: Mafia Code's crossing counts; tried first when the DP is sure to be too wide), the time-indexed
-#: counter and checker, and the general backends. The time-indexed counter goes last where a
-#: bound on its opening states is far past what it finishes (Mayfair Alibi: minutes, no answer).
-_PREFERENCE = ("tokens", "exact", "split", "chain", "epoch", "cpsat", "csp", "brute")
+#: counter, the per-card history counter (``frontier``: small decks and Mayfair Alibi up to its
+#: first pass; it refuses bigger ones before any work) and checker, and the general backends. The
+#: time-indexed counter goes last where a bound on its opening states is far past what it
+#: finishes (Mayfair Alibi: minutes, no answer).
+_PREFERENCE = ("tokens", "exact", "split", "chain", "frontier", "epoch", "cpsat", "csp", "brute")
 
 
 def _too_wide(kb: KnowledgeBase) -> bool:
