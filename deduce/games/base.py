@@ -110,6 +110,9 @@ class LegalActions(tuple):  # type: ignore[type-arg]
     def __contains__(self, action: object) -> bool:
         return tuple.__contains__(self, action) or any(action in s for s in self.structured)
 
+    def __bool__(self) -> bool:  # a decision with only structured actions is still a decision
+        return len(self) > 0 or any(s.size for s in self.structured)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LegalActions):
             return tuple.__eq__(self, other) is True and self.structured == other.structured

@@ -100,6 +100,9 @@ def test_legal_actions_compare_pickle_and_sample():
     assert all(d in obs.legal_actions for d in draws)
     structured = [d for d in draws if d not in set(obs.legal_actions)]
     assert len(structured) > 190  # about a million structured against ~700 listed
+    only = LegalActions((), obs.legal_actions.structured)
+    assert only and len(only) == 0 and only.sample(rng) in only  # a decision with nothing listed
+    assert not LegalActions()
     # no structured part: the draw every agent made on a list
     a, b = np.random.default_rng(5), np.random.default_rng(5)
     menu = LegalActions([Accuse(), Meld(()), Meld((1,))])
