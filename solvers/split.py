@@ -83,6 +83,32 @@ def _min_bits(q: Problem) -> int:
     return sum(max(1, hi.bit_length()) + 1 for _cards, _z, _lo, hi in q.counts)
 
 
+def _counts_fit(q: Problem) -> bool:
+    """A necessary condition propagation misses: at each location, counts over disjoint card
+    sets inside a larger count's set must fit its bounds (their lower bounds sum to at most its
+    upper bound; its lower bound is reachable with their upper bounds plus its other cards).
+    Mafia Code's row and column counts inside a hand: most branches that it refutes would
+    otherwise each compile a DP only to find no world."""
+    by_loc: dict[int, list[tuple[frozenset[int], int, int]]] = {}
+    for cards, z, lo, hi in q.counts:
+        by_loc.setdefault(z, []).append((frozenset(cards), lo, hi))
+    for counts in by_loc.values():
+        if len(counts) < 2:
+            continue
+        for outer, lo_o, hi_o in counts:
+            inner = sorted((c for c in counts if c[0] < outer), key=lambda c: -c[1])
+            used: set[int] = set()
+            lo_sum = hi_sum = 0
+            for cards, lo, hi in inner:  # a greedy family of disjoint inner sets, largest lower bound first
+                if not cards & used:
+                    used |= cards
+                    lo_sum += lo
+                    hi_sum += hi
+            if lo_sum > hi_o or lo_o > hi_sum + len(outer) - len(used):
+                return False
+    return True
+
+
 def _split_card(q: Problem) -> int:
     """The open card in the most short counts (fewest locations on a tie): fixing it narrows
     the most DP fields and lets propagation settle the most counts."""
@@ -149,7 +175,7 @@ class SplitSolver(Solver):
             self.work += BRANCH_STEPS  # propagating and compiling a branch: counted, so bounded
             charge(BRANCH_STEPS)
             q = simplify(stack.pop())
-            if q is None:
+            if q is None or not _counts_fit(q):
                 continue
             budget = min(self.branch_limit, self.limit - self.work)
             if budget <= 0:

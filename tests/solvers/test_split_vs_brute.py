@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
+from deduce import Count, Deck, KnowledgeBase
 from deduce.games.mafia_code.rules import MafiaCodeGame
 from solvers.split import SplitSolver
 from tests.games.mafia_code.test_props import random_play
@@ -89,3 +90,28 @@ def test_samples_are_uniform_over_branches():
         seen[key] = seen.get(key, 0) + 1
     assert len(seen) == total
     assert min(seen.values()) > 55 and max(seen.values()) < 145  # binomial(2400, 1/24): sd ~ 9.8
+
+
+def test_split_refutes_disjoint_counts_that_overflow_a_larger_one_without_a_dp():
+    """At most one of four cards at the hand, yet at least one of the first two and at least
+    one of the last two: propagation sees each count alone and misses it; split refutes the
+    knowledge base before compiling any DP (no leaf), and the count stays exact (zero)."""
+    deck = Deck.from_categories({"k": ["c0", "c1", "c2", "c3"]})
+    kb = KnowledgeBase(deck, ["hand", "rest"])
+    kb.extend([Count([0, 1, 2, 3], 0, 1, "<="), Count([0, 1], 0, 1, ">="), Count([2, 3], 0, 1, ">=")], check=False)
+    split = SplitSolver()
+    tally = split.tallies(kb)
+    assert tally == solvers.get("brute").tallies(kb)
+    assert tally.total == 0
+    assert split.leaves == 0  # before: one DP compiled to find no world
+
+
+def test_split_keeps_worlds_where_the_disjoint_counts_fit():
+    """The same shape with room for both (at most two at the hand): the check lets it through
+    and the counts match brute."""
+    deck = Deck.from_categories({"k": ["c0", "c1", "c2", "c3"]})
+    kb = KnowledgeBase(deck, ["hand", "rest"])
+    kb.extend([Count([0, 1, 2, 3], 0, 2, "<="), Count([0, 1], 0, 1, ">="), Count([2, 3], 0, 1, ">=")], check=False)
+    tally = SplitSolver().tallies(kb)
+    assert tally == solvers.get("brute").tallies(kb)
+    assert tally.total == 4
