@@ -80,3 +80,30 @@ def test_the_mirror_lap_plays_racers_games():
 
 def test_registered():
     assert isinstance(agents.get("racer-lap", game="clue"), LapRacerAgent)
+
+
+@pytest.mark.slow  # the exact sampler's first use compiles it
+def test_it_gambles_when_the_next_player_is_certain():
+    """With the opponents' own views, p1 (certain) solves before p0's next turn: waiting is
+    worth nothing, so p0 gambles on its best guess."""
+    from deduce.games.clue.rules import Accuse, EndTurn, Suggest
+    from tests.agents.clue.test_opponent_model import p1_certain
+
+    game, state = p1_certain()
+    before = state.observation(0)
+    views, mirror = LapRacerAgent(), LapRacerAgent(threat="mirror")
+    views.reset(game, 0, seed=0)
+    mirror.reset(game, 0, seed=0)
+    dist = views.envelope_distribution(before)
+    p = max(dist.values()) / sum(dist.values())
+    assert views.waiting_value(before, p) == 0.0  # p1 accuses next
+    assert mirror.waiting_value(before, p) > 0.2  # the mirror sees p1 as no closer than p0
+    state.apply(Suggest((1, 4, 8)))  # p1 shows b or e
+    while state.phase == "refute":
+        state.apply(state.legal_actions()[0])
+    obs = state.observation(0)
+    assert EndTurn() in obs.legal_actions
+    dist = views.envelope_distribution(obs)
+    p = max(dist.values()) / sum(dist.values())
+    assert 0.5 <= p < 1.0
+    assert isinstance(views.act(obs), Accuse) and views.laps[-1][-1] == 0.0 and views.gambles
