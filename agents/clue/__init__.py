@@ -5,8 +5,7 @@ on the board, movement policies around them (``*-board``, ``deductive-target``, 
 
 Opponents of other styles (``styles``): ``aggressive-accuser``, ``own-evidence``,
 ``own-card-prober``, ``memory-notebook``; ``racer-watch`` times racer's gambles on each
-opponent's own view (``opponent_model``); ``racer-lap`` values waiting by its next question's
-exact expected worth (``race_timing``).
+opponent's own view (``opponent_model``).
 
 Modules: ``deduction`` (notebook to racer), ``styles`` (the other styles), ``questions`` (exact scoring of suggestions),
 ``lookahead``, ``ismcts``, ``board``.
