@@ -29,9 +29,10 @@ with the same per-agent table (wins are shared wins too: a tie pays every sharer
 player's knowledge base (``solvers.get("auto").marginals``) at a seeded position (``--moves``
 random moves into the game, resampling for the seat after the mover): over ``--samples``
 resamples, the total-variation distance between each unsettled card's resampled location
-frequencies and its exact marginal, mean and largest over the cards
-(``deduce.apps.openspiel.resample.total_variation``), and the seconds per resample; for the
-games resampled exactly, the same figures for the approximate walk they used before
+frequencies and its exact marginal (of the time-indexed knowledge base where a game has one
+for its exact posterior: Alibi (Adlung)), mean and largest over the cards
+(``deduce.apps.openspiel.resample.total_variation``), and the seconds per resample; for every
+game whose resampler is not the walk alone, the same figures for the approximate walk they used before
 (``resample.walk``), at the same position in the same run; and the noise floor: the same
 figure for as many draws of each card from its own exact marginal (what sampling noise alone
 gives at this sample size). The header line gives the load average. The Clue on the board rows
@@ -171,7 +172,7 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
 
     import solvers
     from deduce.apps.openspiel import load_game
-    from deduce.apps.openspiel.resample import resample, resampling, total_variation
+    from deduce.apps.openspiel.resample import WALK_ONLY, resample, resampling, total_variation
     from deduce.apps.openspiel.resample import walk as walk_resample
     from deduce.games.clue.rules import Accuse, Move, Suggest, ViewExtra
 
@@ -193,7 +194,11 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
             break
         state = nxt
     player = (state.current_player() + 1) % game.num_players()
-    kb = game.deduce.knowledge(state.deduce_observation(player))
+    obs = state.deduce_observation(player)
+    try:  # the exact posterior where the game has a time-indexed knowledge base for it (Adlung)
+        kb = game.deduce.knowledge(obs, exact_time=True)
+    except TypeError:
+        kb = game.deduce.knowledge(obs)
     method_name = resampling(game)
     row: dict[str, Any] = {"game": game_name, "method": method_name, "moves": len(state.steps),
                            "seat": player, "samples": samples}
@@ -203,7 +208,7 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
         row["error"] = f"no exact marginals: {type(exc).__name__} {exc}".strip()
         exact = None
     runs = {"": resample}
-    if walk and method_name == "exact" and hasattr(state.engine, "hidden_variant"):
+    if walk and game.deduce.name not in WALK_ONLY and hasattr(state.engine, "hidden_variant"):
         runs["walk_"] = walk_resample
     for prefix, method in runs.items():
         start = time.perf_counter()

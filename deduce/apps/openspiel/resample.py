@@ -50,12 +50,18 @@ redrawn (:func:`_redraw_intrigue`). The other sampled games (:data:`RESAMPLING`)
   are uniform over the histories the player's knowledge base allows (its exact marginals).
   The deal is put in with the engine's ``_swap_deal`` (no public re-deal of a game in progress
   exists yet).
-- Alibi, Alibi (Adlung), approximate: no world of their knowledge bases can yet be dealt (moving
-  cards through a deck, an ordered deck with reshuffles), so the state walks :data:`WALK` steps
-  of the engine's own ``hidden_variant`` (a different deal replaying the same moves, nothing the
-  player saw changed) from the true state (:func:`walk`), then gets new future draws.
-  Consistent with the player's information, not uniform (it leans towards the truth):
-  ``python -m benchmarks.openspiel --resample-error`` measures how far, in docs/openspiel.md.
+- Alibi (Adlung), exact where its rejection accepts, else the walk (so: approximate): where
+  the cards are now is drawn by the exact sampler from the static knowledge base (sound, so a
+  superset), undone to the deck order of the deal and of each reshuffle (a hidden draw's cards
+  and their order drawn uniformly: how many ways there are is public), the game replayed and
+  kept only if the player sees what it saw; after :data:`ADLUNG_TRIES` proposals without one
+  (deep in a game, where every hidden draw must be confirmed) it falls back to the walk.
+- Alibi, approximate: no world of its knowledge base can yet be dealt (cards moving through a
+  deck), so the state walks :data:`WALK` steps of the engine's own ``hidden_variant`` (a
+  different deal replaying the same moves, nothing the player saw changed) from the true state
+  (:func:`walk`), then gets new future draws. Consistent with the player's information, not
+  uniform (it leans towards the truth): ``python -m benchmarks.openspiel --resample-error``
+  measures how far, in docs/openspiel.md.
 
 A resampled sampled-game state keeps the true history (its seed outcome and the moves), so
 replaying that history gives the true game, not the resampled one.
@@ -114,6 +120,8 @@ __all__ = [
     "resampling",
     "TRIES",
     "REJECTION_TRIES",
+    "ADLUNG_TRIES",
+    "WALK_ONLY",
     "WALK",
 ]
 
@@ -122,6 +130,10 @@ TRIES = 64
 
 #: Crime Hotel's proposals before giving up (its proposal is a superset of the allowed deals)
 REJECTION_TRIES = 20_000
+
+#: Alibi (Adlung)'s proposals before it falls back to the walk (its acceptance falls fast with
+#: the game's length: every hidden draw's cards are a guess the replay must confirm)
+ADLUNG_TRIES = 200
 
 _SAMPLERS: dict[str, Any] = {}
 
@@ -263,6 +275,10 @@ def resampling(game: DeduceGame) -> str:
     return BY_REGISTRATION.get(name) or RESAMPLING[game.deduce.name]
 
 
+#: the games resampled by the walk alone (the other approximate one, Alibi (Adlung), tries an
+#: exact draw first and walks only when it finds none: :func:`_redeal_adlung`)
+WALK_ONLY = frozenset({"alibi"})
+
 #: hidden-variant steps one approximate resample takes from the true state
 WALK = 8
 
@@ -295,6 +311,8 @@ def resample(state: DeduceState, player: int, rng: np.random.Generator) -> Deduc
         return _redeal_checkpoint(state, player, rng)
     if method == "exact" and isinstance(state.engine, CrimeHotelState):
         return _redeal_crime_hotel(state, player, rng)
+    if game.deduce.name == "alibi-adlung":
+        return _redeal_adlung(state, player, rng)
     if method == "approximate":
         return walk(state, player, rng)
     raise NotSupported(f"{game.get_type().short_name}: no resampler for {game.deduce.name}")
@@ -811,3 +829,108 @@ def _redraw_intrigue(state: DeduceState, player: int, rng: np.random.Generator) 
     engine.intrigue_deck = [rest[int(i)] for i in rng.permutation(len(rest))] if engine.intrigue_deck is not None else None
     engine._events = [new_events.get(id(e), e) for e in engine._events]
     state._engine.steps = [Step(s.seat, s.action, tuple(new_events.get(id(e), e) for e in s.events)) for s in steps]
+
+
+# -- Alibi (Adlung) --------------------------------------------------------------------------------
+def _undo_adlung(world: np.ndarray, moves: Sequence[Sequence[Event]], player: int, n: int,
+                 rng: np.random.Generator) -> tuple[list[int], list[tuple[int, ...]]] | None:
+    """The deck order of the deal and of every reshuffle, from where the cards are now
+    (``world``), undoing the game (``moves``: the deal's events, then each move's) from its last
+    event: the deck now in a uniformly random order;
+    a card laid or discarded back to its owner's hand; a draw back on top of the deck (for
+    another seat, which of its cards and in what order drawn uniformly: how many ways there are
+    is public); a reshuffle's order read off the deck rebuilt so far. None where an undo is
+    impossible (a reshuffled pile that is not what the deck rebuilds)."""
+    from deduce.games.alibi_adlung.rules import (
+        Bribed,
+        Dealt,
+        Drew,
+        Exchanged,
+        LaidAlibi,
+        LaidEvidence,
+        LaidEye,
+        Reshuffled,
+    )
+
+    hands = [[int(c) for c in np.flatnonzero(world == p)] for p in range(n)]
+    deck = [int(c) for c in np.flatnonzero(world == n)]
+    deck = [deck[int(i)] for i in rng.permutation(len(deck))]
+    forced: list[tuple[int, ...]] = []
+    for events in reversed(moves):
+        for event in reversed(events):
+            if isinstance(event, LaidEvidence | LaidAlibi | Bribed | LaidEye):
+                hands[event.player].append(event.card)
+            elif isinstance(event, Exchanged):
+                hands[event.player].extend(event.cards)
+            elif isinstance(event, Drew | Dealt):
+                k = len(event.cards) if event.player == player else (event.count if isinstance(event, Drew) else event.size)
+                hand = hands[event.player]
+                if event.player == player:
+                    drawn = list(event.cards)
+                    if any(c not in hand for c in drawn):
+                        return None
+                else:
+                    if k > len(hand):
+                        return None
+                    drawn = [hand[int(i)] for i in rng.choice(len(hand), size=k, replace=False)]
+                for c in drawn:
+                    hand.remove(c)
+                deck = drawn + deck
+            elif isinstance(event, Reshuffled):
+                pile = sorted(event.cards)
+                if len(deck) < len(pile):
+                    return None
+                cut = len(deck) - len(pile)
+                if sorted(deck[cut:]) != pile:
+                    return None
+                forced.append(tuple(deck[cut:]))
+                deck = deck[:cut]
+    if any(hands):
+        return None
+    return deck, forced[::-1]
+
+
+def _redeal_adlung(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """Alibi (Adlung): where the cards are now drawn exactly uniformly from the player's static
+    knowledge base (sound: it allows every present the game allows), undone to the deck order of
+    the deal and of each reshuffle (:func:`_undo_adlung`), the game replayed from them with the
+    same suspects and kept only if the player sees what it saw: uniform over the histories the
+    player's information allows (the exact posterior of the time-indexed knowledge base)."""
+    from deduce.apps.openspiel.game import Step
+    from deduce.games.alibi_adlung.rules import AlibiAdlungState
+
+    game = state.get_game()
+    engine: AlibiAdlungState = state.engine  # type: ignore[assignment]
+    words = event_words(game.deduce)
+    obs = state.deduce_observation(player)
+    want = information_string(obs, player, words)
+    kb = game.deduce.knowledge(obs)
+    n = game.deduce.num_players
+    seed = int(state.history()[0])
+    suspects = engine._deal[1]  # the suspects' order: public as they are drawn (see the report)
+    setup = engine.events[: len(engine.events) - sum(len(s.events) for s in state.steps)]  # the deal
+    moves = [setup, *(s.events for s in state.steps)]
+    drawn = 0
+    while drawn < ADLUNG_TRIES:
+        batch = _draw(kb, 16, rng)
+        if not batch:
+            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
+        for world in batch:
+            drawn += 1
+            undone = _undo_adlung(world, moves, player, n, rng)
+            if undone is None:
+                continue
+            new = AlibiAdlungState.from_deal(game.deduce, undone[0], suspects, seed=seed)
+            new._forced = tuple(undone[1])  # the engine's own override of reshuffle orders
+            steps: list[Step] = []
+            try:
+                for step in state.steps:
+                    events = new.apply(step.action)
+                    if not _same_views(events, step, player):
+                        raise IllegalAction("the replay shows the player something else")
+                    steps.append(Step(step.seat, step.action, tuple(events)))
+            except IllegalAction:
+                continue
+            if information_string(new.observation(player), player, words) == want:
+                return _finish(state, new, steps, rng)
+    return walk(state, player, rng)  # none accepted: the approximate walk (RESAMPLING says so)

@@ -347,3 +347,35 @@ def test_intrigue_cards_other_seats_hold_follow_the_exact_posterior():
         count = sum(c for a, c in got.items() if a[j] == DECLINE)
         pvalues.append(stats.binomtest(count, n, exact).pvalue if 0 < exact < 1 else float(count == n * exact))
     assert min(pvalues) * len(hidden) > 0.001, (pvalues, got, weights)
+
+
+@pytest.mark.slow
+def test_alibi_adlung_draws_exactly_where_its_rejection_accepts():
+    """Alibi (Adlung), 30 moves in: every resample is an exact draw (none falls back to the
+    walk), and over 200 of them the cards follow the exact posterior's marginals (the
+    time-indexed knowledge base, counted exactly)."""
+    import solvers
+    from deduce.apps.openspiel import resample as module
+
+    game, state = sampled_midgame("alibi-adlung", 30, 0)
+    p = (state.current_player() + 1) % game.num_players()
+    exact = solvers.get("auto").marginals(game.deduce.knowledge(state.deduce_observation(p), exact_time=True))
+    walked = []
+    real_walk = module.walk
+    module.walk = lambda *args: walked.append(1) or real_walk(*args)
+    try:
+        worlds = [resample(state, p, np.random.default_rng(6000 + k)).engine.world() for k in range(200)]
+    finally:
+        module.walk = real_walk
+    assert not walked
+    assert min_pvalue(worlds, exact) > 0.001
+
+
+def test_alibi_adlung_falls_back_to_the_walk_and_keeps_the_information_set():
+    """Deeper in, where no proposed history is accepted within ADLUNG_TRIES, the resample is
+    the walk's: still within the player's information set."""
+    game, state = sampled_midgame("alibi-adlung", 60, 0)
+    p = (state.current_player() + 1) % game.num_players()
+    want = state.information_state_string(p)
+    for new in resamples(state, p, 3):
+        assert new.information_state_string(p) == want and new.history() == state.history()
