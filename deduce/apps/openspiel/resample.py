@@ -70,7 +70,7 @@ replaying that history gives the true game, not the resampled one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -442,6 +442,18 @@ def _draw(kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarra
         return solvers.get("auto").sample(kb, n, rng)
 
 
+def _proposals(kb: KnowledgeBase, tries: int, player: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Up to ``tries`` exactly uniform worlds of ``kb``, drawn in batches (a rejection loop's
+    proposals); NotSupported if it has none at all."""
+    drawn = 0
+    while drawn < tries:
+        batch = _draw(kb, min(16, tries - drawn), rng)
+        if not batch:
+            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
+        drawn += len(batch)
+        yield from batch
+
+
 def _same_views(events: Sequence[Event], step: Step, player: int) -> bool:
     """Whether the replayed ``events`` look to ``player`` as the true move's events did."""
     return _views(events, player) == _views(step.events, player)
@@ -631,24 +643,18 @@ def _redeal_crime_hotel(state: DeduceState, player: int, rng: np.random.Generato
     base, before = _prefix(state, lambda e: e.game_index == engine.game_index)
     later = state.steps[len(before):]
     dealt = [sorted(h) for h in base.hands]
-    drawn = 0
-    while drawn < REJECTION_TRIES:
-        batch = _draw(proposal, 16, rng)
-        if not batch:
-            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
-        for world in batch:
-            drawn += 1
-            undone = _backwards([{int(c) for c in np.flatnonzero(world == p)} for p in range(n)], later, player, rng)
-            if undone is None:
-                continue
-            hands, exchanges = undone
-            swap = {c: d for p in range(n) for c, d in zip(dealt[p], sorted(hands[p]), strict=True)}
-            swap[base.hidden] = int(np.flatnonzero(world == hidden)[0])
-            if box is not None:
-                swap.update(zip(base.leftover, sorted(int(c) for c in np.flatnonzero(world == box)), strict=True))
-            got = _replay_crime_hotel(base, swap, later, exchanges, player, rng)
-            if got is not None and information_string(got[0].observation(player), player, words) == want:
-                return _finish(state, got[0], [*before, *got[1]], rng)
+    for world in _proposals(proposal, REJECTION_TRIES, player, rng):
+        undone = _backwards([{int(c) for c in np.flatnonzero(world == p)} for p in range(n)], later, player, rng)
+        if undone is None:
+            continue
+        hands, exchanges = undone
+        swap = {c: d for p in range(n) for c, d in zip(dealt[p], sorted(hands[p]), strict=True)}
+        swap[base.hidden] = int(np.flatnonzero(world == hidden)[0])
+        if box is not None:
+            swap.update(zip(base.leftover, sorted(int(c) for c in np.flatnonzero(world == box)), strict=True))
+        got = _replay_crime_hotel(base, swap, later, exchanges, player, rng)
+        if got is not None and information_string(got[0].observation(player), player, words) == want:
+            return _finish(state, got[0], [*before, *got[1]], rng)
     raise NotSupported(f"no replay of seat {player}'s information found in {REJECTION_TRIES} proposed worlds")
 
 
@@ -910,27 +916,21 @@ def _redeal_adlung(state: DeduceState, player: int, rng: np.random.Generator) ->
     suspects = engine._deal[1]  # the suspects' order: public as they are drawn (see the report)
     setup = engine.events[: len(engine.events) - sum(len(s.events) for s in state.steps)]  # the deal
     moves = [setup, *(s.events for s in state.steps)]
-    drawn = 0
-    while drawn < ADLUNG_TRIES:
-        batch = _draw(kb, 16, rng)
-        if not batch:
-            raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
-        for world in batch:
-            drawn += 1
-            undone = _undo_adlung(world, moves, player, n, rng)
-            if undone is None:
-                continue
-            new = AlibiAdlungState.from_deal(game.deduce, undone[0], suspects, seed=seed)
-            new._forced = tuple(undone[1])  # the engine's own override of reshuffle orders
-            steps: list[Step] = []
-            try:
-                for step in state.steps:
-                    events = new.apply(step.action)
-                    if not _same_views(events, step, player):
-                        raise IllegalAction("the replay shows the player something else")
-                    steps.append(Step(step.seat, step.action, tuple(events)))
-            except IllegalAction:
-                continue
-            if information_string(new.observation(player), player, words) == want:
-                return _finish(state, new, steps, rng)
+    for world in _proposals(kb, ADLUNG_TRIES, player, rng):
+        undone = _undo_adlung(world, moves, player, n, rng)
+        if undone is None:
+            continue
+        new = AlibiAdlungState.from_deal(game.deduce, undone[0], suspects, seed=seed)
+        new._forced = tuple(undone[1])  # the engine's own override of reshuffle orders
+        steps: list[Step] = []
+        try:
+            for step in state.steps:
+                events = new.apply(step.action)
+                if not _same_views(events, step, player):
+                    raise IllegalAction("the replay shows the player something else")
+                steps.append(Step(step.seat, step.action, tuple(events)))
+        except IllegalAction:
+            continue
+        if information_string(new.observation(player), player, words) == want:
+            return _finish(state, new, steps, rng)
     return walk(state, player, rng)  # none accepted: the approximate walk (RESAMPLING says so)
