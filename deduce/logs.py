@@ -165,21 +165,26 @@ def view_knowledge(game: Game, obs: Observation) -> KnowledgeBase:
 
 def _checked_prefixes(game: Game, obs: Observation, raw_events: list, check: Any) -> KnowledgeBase:
     """``load_log`` for games that build their knowledge base whole (cards moving between
-    epochs): the first event whose prefix of the log has no consistent world is the culprit."""
+    epochs): the first event whose prefix of the log has no consistent world is the culprit,
+    found by bisection (a prefix with no world stays without one as events are added), so a
+    long log costs a few checks, not one per event."""
     kb = view_knowledge(game, obs)
     if not check or check.consistent(kb):
         return kb
     start = len(obs.events) - len(_covered(game, obs))
-    for i in range(start, len(obs.events)):
-        prefix = view_knowledge(game, dataclasses.replace(obs, events=obs.events[: i + 1]))
-        if check.consistent(prefix):
-            continue
-        core = getattr(check, "core", None)
-        earlier = sorted({s for j in (core(prefix) if core else ()) if (s := prefix.sources[j]) and
-                          s.startswith("event ") and s != f"event {i}"}, key=_event_number)
-        against = ", ".join(earlier) if earlier else "the events before it"
-        raise LogError(f"event {i} ({_event_text(raw_events, i)}) contradicts {against}", i, obs.events[i])
-    return kb
+    lo, hi = start - 1, len(obs.events) - 1  # prefix lo + 1 events long fits (or is empty); hi's does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if check.consistent(game.knowledge(dataclasses.replace(obs, events=obs.events[: mid + 1]), check=False)):
+            lo = mid
+        else:
+            hi = mid
+    prefix = view_knowledge(game, dataclasses.replace(obs, events=obs.events[: hi + 1]))
+    core = getattr(check, "core", None)
+    earlier = sorted({s for j in (core(prefix) if core else ()) if (s := prefix.sources[j]) and
+                      s.startswith("event ") and s != f"event {hi}"}, key=_event_number)
+    against = ", ".join(earlier) if earlier else "the events before it"
+    raise LogError(f"event {hi} ({_event_text(raw_events, hi)}) contradicts {against}", hi, obs.events[hi])
 
 
 def _covered(game: Game, obs: Observation) -> tuple:
@@ -189,12 +194,40 @@ def _covered(game: Game, obs: Observation) -> tuple:
 
 def _attributed(game: Game, obs: Observation, kb: KnowledgeBase) -> KnowledgeBase:
     """``kb`` (built in one batch) with each constraint's source the first log event whose
-    prefix of the log brings it in ("rules" for those that hold before any event)."""
+    prefix of the log brings it in ("rules" for those that hold before any event).
+
+    Prefixes are read with a galloping stride: after a prefix that brings in nothing new the
+    stride doubles, and a stride that skipped over something new is bisected down to its
+    event. A log of a thousand repeated events costs a few dozen prefixes, not a thousand
+    (each read from the start), while a log whose every event says something new is read
+    prefix by prefix as before (a constraint once brought in stays in)."""
+    final = set(kb.constraints)
     first: dict[Any, str] = {}
-    for i in range(len(obs.events) + 1):
+
+    def new_at(i: int) -> set[Any]:
         prefix = game.knowledge(dataclasses.replace(obs, events=obs.events[:i]), check=False)
-        for c in prefix.constraints:
-            first.setdefault(c, "rules" if i == 0 else f"event {i - 1}")
+        return {c for c in prefix.constraints if c in final and c not in first}
+
+    for c in new_at(0):
+        first[c] = "rules"
+    done, stride, n = 0, 1, len(obs.events)
+    while done < n:
+        hi = min(done + stride, n)
+        found = new_at(hi)
+        if not found:
+            done, stride = hi, stride * 2
+            continue
+        lo = done  # prefix lo brings nothing new, prefix hi does: bisect to the first that does
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            at_mid = new_at(mid)
+            if at_mid:
+                hi, found = mid, at_mid
+            else:
+                lo = mid
+        for c in found:
+            first[c] = f"event {hi - 1}"
+        done, stride = hi, 1
     out = KnowledgeBase(kb.deck, kb.locations, epochs=kb.epochs)
     for c in kb.constraints:
         out.extend([c], source=first.get(c, f"event {len(obs.events) - 1}"), check=False)

@@ -9,12 +9,15 @@ same log is answered or refused the same way on an idle or a loaded machine.
 a DP transition is a step (``exact``, ``split``, which also charges :data:`BRANCH_STEPS` per
 branch it opens), so is a state or successor the ``chain`` counter builds, an assignment
 ``brute`` would search (charged before it starts) and a world an enumerating backend lists;
+a state of ``timeline``'s passes and a world ``tokens`` lists or filters are steps too; a
+constraint check of ``csp``'s search (python-constraint, which runs between two worlds without
+returning) is :data:`CHECK_STEPS` steps;
 a unit of CP-SAT's deterministic time (``cpsat``, ``epoch``, one worker, where that time is
 reproducible) is :data:`STEPS_PER_DT` steps, and each solve is capped by what is left. Past
 the budget the backend raises :class:`~deduce.errors.TooLarge`. The meter covers every query
 of the command (the checks of each event while a log loads, the counts, the cores of
-``--why``), so the command's total work is bounded, not only each query's; ``auto`` skips
-``csp`` under a meter (its search between two worlds is not counted). Without a meter
+``--why``), so the command's total work is bounded, not only each query's (``deduce assist``
+gives each typed line a meter of its own). Without a meter
 nothing changes: each backend keeps its own limits.
 """
 
@@ -27,7 +30,7 @@ from typing import Any
 
 from deduce.errors import TooLarge
 
-__all__ = ["DEFAULT_BUDGET", "STEPS_PER_DT", "BRANCH_STEPS", "Work", "Meter", "metered", "active", "charge", "refusal"]
+__all__ = ["DEFAULT_BUDGET", "STEPS_PER_DT", "BRANCH_STEPS", "CHECK_STEPS", "Work", "Meter", "metered", "active", "charge", "refusal"]
 
 #: the default of ``deduce solve --budget``: about 10 s of counting on an idle 2-core machine.
 DEFAULT_BUDGET = 20_000_000
@@ -38,6 +41,9 @@ STEPS_PER_DT = 2_000_000
 #: about as much as this many DP transitions; without the charge, branches refused as too wide
 #: would cost nothing and their number would be unbounded).
 BRANCH_STEPS = 2_000
+#: steps one ``csp`` constraint check costs (measured in one run: the DP makes about 8 times as
+#: many transitions per second as python-constraint makes checks).
+CHECK_STEPS = 8
 
 
 class Work:

@@ -14,6 +14,7 @@ import numpy as np
 from deduce.constraints import At, AtLeastOne, Count, NotAll, NotAt, Op
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EnumeratingSolver
+from solvers.budget import CHECK_STEPS, charge
 
 __all__ = ["CspSolver"]
 
@@ -24,6 +25,19 @@ def _count_check(loc: int, n: int, op: Op):
     if op is Op.LE:
         return lambda *vals: sum(v == loc for v in vals) <= n
     return lambda *vals: sum(v == loc for v in vals) >= n
+
+
+def _counted(check):
+    """``check`` charging :data:`~solvers.budget.CHECK_STEPS` of the command's work budget (if
+    one is metered) per call:
+    python-constraint's search runs between two worlds without returning, so its constraint
+    checks are what a budget can count."""
+
+    def counted(*vals):
+        charge(CHECK_STEPS)
+        return check(*vals)
+
+    return counted
 
 
 class CspSolver(EnumeratingSolver):
@@ -53,12 +67,12 @@ class CspSolver(EnumeratingSolver):
             if isinstance(c, AtLeastOne):
                 loc = c.loc
                 problem.addConstraint(
-                    pc.FunctionConstraint(lambda *vals, loc=loc: any(v == loc for v in vals)), list(c.cards)
+                    pc.FunctionConstraint(_counted(lambda *vals, loc=loc: any(v == loc for v in vals))), list(c.cards)
                 )
             elif isinstance(c, Count):
                 if not c.cards:
                     continue
-                problem.addConstraint(pc.FunctionConstraint(_count_check(c.loc, c.n, c.op)), list(c.cards))
+                problem.addConstraint(pc.FunctionConstraint(_counted(_count_check(c.loc, c.n, c.op))), list(c.cards))
             elif isinstance(c, NotAll):
                 cards = [k for k, _ in c.pairs]
                 locs = [z for _, z in c.pairs]
@@ -66,9 +80,9 @@ class CspSolver(EnumeratingSolver):
                     # the same card at two places never holds at once: always satisfied
                     continue
                 problem.addConstraint(
-                    pc.FunctionConstraint(
+                    pc.FunctionConstraint(_counted(
                         lambda *vals, locs=tuple(locs): not all(v == z for v, z in zip(vals, locs, strict=True))
-                    ),
+                    )),
                     cards,
                 )
         return problem

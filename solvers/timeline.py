@@ -42,6 +42,7 @@ import numpy as np
 from deduce.errors import NotSupported, TooLarge
 from deduce.histories import Timeline
 from solvers.base import Tally
+from solvers.budget import charge
 
 __all__ = ["TimelineCounter", "TimelinePosterior"]
 
@@ -94,6 +95,7 @@ def _slot_states(steps: Sequence[tuple[Any, ...]], sets: _Sets, types: frozenset
     states: dict[_SlotState, int] = {(): 1}
     for step in steps:
         kind = step[0]
+        charge(len(states))  # the command's work budget, if one is metered: a state per step
         nxt: dict[_SlotState, int] = defaultdict(int)
         if kind == "draw":
             add = ((int(step[2]), 0),) * int(step[1])
@@ -216,6 +218,7 @@ class TimelineCounter:
         for hands_i in sparse:
             nxt: dict[tuple[int, ...], int] = defaultdict(int)
             moves = []
+            charge(len(alpha[-1]) * len(hands_i))  # ... and a pool state per hand it may take
             for S, a in alpha[-1].items():
                 for j, (_, parts, gw) in enumerate(hands_i):
                     w = gw

@@ -28,6 +28,7 @@ from deduce.constraints import At, AtLeastOne, Constraint, Count, NotAll, NotAt,
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.base import EnumeratingSolver, Tally
+from solvers.budget import charge
 
 __all__ = ["TokenSolver", "token_shape", "holds_all"]
 
@@ -151,8 +152,10 @@ class TokenSolver(EnumeratingSolver):
             size = int(np.prod([len(g) for g in groups])) * _multinomial(slots)
             if size > self.limit:
                 raise TooLarge(f"tokens: {size} shaped worlds exceed the limit {self.limit}")
+            charge(size)  # the command's work budget, if one is metered: the worlds it lists
             universe = _universe(shape, kb.num_cards)
             self._universes[shape] = universe
+        charge(len(universe))  # ... and filters
         worlds = universe[holds_all(universe, kb.constraints)]
         worlds.setflags(write=False)
         self._worlds[key] = worlds

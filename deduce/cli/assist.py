@@ -47,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a game setting of a new game, typed by the game's config field (repeatable; "
                    "e.g. --config refute_all=yes); on resume it must agree with the log")
     p.add_argument("--top", type=int, default=5, help="envelope candidates to list (default 5)")
+    from deduce.cli.solve import add_budget_option
+
+    add_budget_option(p, "each update or query (a typed line, the resume)")
     p.add_argument("--web", action="store_true", help="the notebook in a browser instead of the terminal (needs the 'web' extra)")
     from deduce.cli.serve import add_server_options
 
@@ -150,6 +153,9 @@ def config_answers(args: argparse.Namespace, game: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    from deduce.cli.solve import budget_of
+
+    budget = budget_of(args)
     adapter = table_adapter(args.game, top=args.top)
     game = adapter.game
     config = config_answers(args, game)
@@ -157,14 +163,16 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     import solvers  # lazy: 'deduce --help' starts without loading the backends
 
     solver = solvers.get(args.solver, **({"order": backends} if backends else {}))
+    # under a budget, CP-SAT (no count needed) says whether events fit when the solver is refused
+    checker = solvers.get("cpsat") if budget and args.solver != "cpsat" else None
     path = Path(args.log) if args.log else _default_log_path(game)
     with log_lock(path):
-        return _run_locked(args, adapter, solver, path, config, stdin, stdout)
+        return _run_locked(args, adapter, solver, path, config, stdin, stdout, budget, checker)
 
 
 def _run_locked(
     args: argparse.Namespace, adapter: GameAdapter, solver: Any, path: Path, config: dict[str, Any],
-    stdin: TextIO | None, stdout: TextIO | None,
+    stdin: TextIO | None, stdout: TextIO | None, budget: int = 0, checker: Any = None,
 ) -> int:
     from deduce.logs import decode_log  # the bounded reader 'deduce solve' uses
 
@@ -183,13 +191,14 @@ def _run_locked(
         if data.get("game", game) != game:
             raise LogError(f"{path}: this is a {short(str(data.get('game')))!r} log, not {game!r}; it was left untouched")
         try:
-            assistant = GameAssistant(adapter, solver, log=data, save=save)
+            assistant = GameAssistant(adapter, solver, log=data, save=save, budget=budget, checker=checker)
         except LogError as exc:
             raise LogError(f"{path}: {exc} (the file was left untouched)") from None
         _check_resumed_config(assistant, path, config)
         print(f"resuming {path}", file=out)
     else:
-        assistant = GameAssistant(adapter, solver, save=save, setup=_setup_answers(args, adapter), config=config)
+        assistant = GameAssistant(adapter, solver, save=save, setup=_setup_answers(args, adapter), config=config,
+                                  budget=budget, checker=checker)
         print(f"saving the game to {path}", file=out)
     if getattr(args, "web", False):
         from deduce.apps.web.server import serve_table  # lazy: the 'web' extra is optional

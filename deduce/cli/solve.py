@@ -25,7 +25,7 @@ from deduce.logs import load_log, read_log
 
 __all__ = [
     "register", "notebook_json", "render_notebook", "explain_card", "log_formats", "config_header",
-    "logged_settings", "with_config",
+    "logged_settings", "with_config", "add_budget_option", "budget_of",
 ]
 
 
@@ -149,21 +149,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fractions", action="store_true", help="print exact fractions instead of decimals")
     p.add_argument("--top", type=int, default=10, help="how many envelope candidates to list (default 10)")
     p.add_argument("--why", metavar="CARD", help="explain why CARD must or cannot be where it is (a prefix will do)")
-    p.add_argument("--budget", type=int, default=None, metavar="STEPS",
-                   help="work budget for all the counting of this command, in counted steps, never seconds (default 20,000,000, about 10 s; 0: none); "
-                        "a log that needs more is refused as too large")
+    add_budget_option(p, "all the counting of this command")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="a game setting the log's header records, typed by the game's config field "
                    "(repeatable; e.g. --config refute_all=yes); it overrides the file")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from solvers.budget import DEFAULT_BUDGET, metered, refusal
+def add_budget_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--budget STEPS``, the work budget ``solve`` and ``assist`` share (:mod:`solvers.budget`)."""
+    p.add_argument("--budget", type=int, default=None, metavar="STEPS",
+                   help=f"work budget for {what}, in counted steps, never seconds (default 20,000,000, about 10 s; 0: none); "
+                        "a log that needs more is refused as too large")
 
-    budget = DEFAULT_BUDGET if args.budget is None else args.budget
+
+def budget_of(args: argparse.Namespace) -> int:
+    """The ``--budget`` given (its default when none was), checked: 0 or more steps."""
+    from solvers.budget import DEFAULT_BUDGET
+
+    budget = DEFAULT_BUDGET if getattr(args, "budget", None) is None else args.budget
     if budget < 0:
         raise InvalidConfig("--budget", budget, "a work budget is a number of steps, 0 or more")
+    return budget
+
+
+def run(args: argparse.Namespace) -> int:
+    from solvers.budget import metered, refusal
+
+    budget = budget_of(args)
     if not budget:
         return _run(args)
     try:

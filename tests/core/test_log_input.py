@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,8 @@ from deduce.games.registry import game_names, make
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import export_log, load_log
 from tests.apps.assist.test_session import played
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 NAMES = ("李", "Émile", "!!!", "Вера", "김민수", "?")
 
@@ -105,3 +108,45 @@ def test_decode_log_is_the_public_bounded_reader(tmp_path):
     listed.write_text("[1]")
     with pytest.raises(LogError, match=r"list\.json: a log must be a JSON object, not list"):
         decode_log(listed)
+
+
+def _repeated(name: str, event: dict, n: int) -> dict:
+    log = json.loads((EXAMPLES / name).read_text())
+    log["events"] = log["events"] + [event] * n
+    return log
+
+
+def test_repeated_facts_cost_no_counted_work():
+    """10,000 copies of one ``card_at`` fact count exactly the steps of one (issue 22 item 3:
+    duplicate facts cost nothing)."""
+    import solvers
+    from solvers.budget import metered
+
+    fact = {"type": "card_at", "card": "Professor Plum", "at": "bob"}
+    used = []
+    for n in (1, 10_000):
+        with metered(10**12) as meter:
+            auto = solvers.get("auto")
+            kb = load_log(_repeated("clue-3p.json", fact, n), check=auto)
+            total = auto.tallies(kb).total
+        used.append((meter.used, len(kb.constraints), total))
+    assert used[0] == used[1], used
+
+
+def test_a_whole_history_log_of_repeated_events_reads_few_prefixes(monkeypatch):
+    """Alibi builds its knowledge from the whole history, and each constraint is attributed to
+    the event that brought it in: 1,000 repeats of one question read a few dozen prefixes of the
+    log (galloping), not 1,001 (each from the start), with the same sources as the log without
+    them."""
+    from deduce.games.alibi.rules import AlibiGame
+    from deduce.logs import read_log, view_knowledge
+
+    log = json.loads((EXAMPLES / "alibi-4p.json").read_text())
+    game, obs = read_log(_repeated("alibi-4p.json", log["events"][-1], 1000))
+    calls = []
+    knowledge = AlibiGame.knowledge
+    monkeypatch.setattr(AlibiGame, "knowledge", lambda self, o, **kw: calls.append(len(o.events)) or knowledge(self, o, **kw))
+    kb = view_knowledge(game, obs)
+    assert 0 < len(calls) < 60, len(calls)
+    plain = view_knowledge(*read_log(log))
+    assert dict(zip(kb.constraints, kb.sources, strict=True)) == dict(zip(plain.constraints, plain.sources, strict=True))

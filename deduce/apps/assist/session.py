@@ -12,15 +12,22 @@ No I/O and no solver import: the caller passes a solver (``consistent``, ``talli
 ``possible``, ``core``; Clue's adapter also counts the envelope's answers with
 ``solution_counts``) and a ``save`` callback; ``deduce assist`` does the terminal and the
 file. Bad input never changes the log: a mistyped line is refused with a one-line error.
+
+A ``budget`` bounds the counting of each update or query (one typed line, the resume, a page's
+``why`` or grid) in counted steps (:mod:`solvers.budget`, the meter ``deduce solve --budget``
+uses): past it the line is refused with the same one-line "too large" message and the log is
+unchanged. The grid's approximation (where each card may still be) gets a budget of its own,
+so a view too large to count is still shown.
 """
 
 from __future__ import annotations
 
 import abc
+import contextlib
 import copy
 import importlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -35,7 +42,7 @@ from deduce.apps.assist.text import (
     short,
 )
 from deduce.cards import normalise_name
-from deduce.errors import DeduceError, LogError, NotSupported, UnknownName
+from deduce.errors import DeduceError, LogError, NotSupported, TooLarge, UnknownName
 from deduce.explain import Phrase
 from deduce.explain import why as explain_why
 from deduce.games.base import Game, Observation
@@ -213,6 +220,11 @@ class GameAssistant:
     contradictory log is accepted and the conflict reported, so nothing is lost). ``setup``
     pre-fills setup answers: ``players``, ``me`` (a name, or ``None`` for a spectator) and the
     adapter's own steps (e.g. ``hand``; Clue's ``deck`` and ``hand_sizes``, ``None`` for the defaults).
+    ``budget``: counted steps each update or query may spend (``None`` or 0: no bound), see
+    the module docstring; a resumed log too large to check within it is kept, and said so.
+    ``checker``: a second backend that needs no count (``solvers.get("cpsat")``), asked
+    within a budget of its own whether the events fit and where each card may be when the
+    solver is refused as too large, so a view too large to count can still be logged.
     """
 
     def __init__(
@@ -223,8 +235,17 @@ class GameAssistant:
         save: Callable[[dict[str, Any]], None] | None = None,
         setup: Mapping[str, Any] | None = None,
         config: Mapping[str, Any] | None = None,
+        budget: int | None = None,
+        checker: Any | None = None,
     ) -> None:
         self.adapter = adapter
+        if budget is not None and budget < 0:
+            raise ValueError(f"a work budget is a number of steps, 0 or more, not {budget}")
+        #: counted steps one update or query may spend (None or 0: no bound)
+        self.budget = budget or None
+        #: a backend that decides consistency and possible places without counting (CP-SAT),
+        #: asked, within a budget of its own, when ``solver`` is refused as too large
+        self.checker = checker
         #: header keys a new log starts with besides the setup's (``--config``), as JSON values
         self.config: dict[str, Any] = dict(config or {})
         self.solver = solver
@@ -255,9 +276,14 @@ class GameAssistant:
             self.events = [dict(e) if isinstance(e, dict) else e for e in events]
             try:
                 self._rebuild()  # raises LogError on unreadable logs
-                self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
+                with self._work():
+                    self.conflict = None if self._consistent() else self._conflict_text(self._conflicts(self.kb), None)
+                    with contextlib.suppress(DeduceError):  # the first grid, within the same budget
+                        self.marginals()
             except RecursionError:  # a log nested deeper than any reader walks
                 raise LogError("log: nested too deeply to read") from None
+            except TooLarge as exc:  # nothing is lost: the log is kept as it is, unchecked
+                self.conflict = f"the log was not checked for contradictions: {exc}"
         else:
             self._step = self._next_step()
             if self._step is None:  # everything was given up front
@@ -315,7 +341,10 @@ class GameAssistant:
         out = [f"Resumed a game with {len(self.events)} events."]
         if self.conflict:
             out.append(self.conflict)
-        out.append(self.status())
+        try:
+            out.append(self.status())
+        except DeduceError as exc:  # e.g. too large to show within the budget: the session goes on
+            out.append(f"error: {exc}")
         return "\n".join(out)
 
     @property
@@ -328,10 +357,13 @@ class GameAssistant:
         """Act on one typed line; never raises for bad input (the message says what was wrong,
         echoing at most a short piece of an over-long value)."""
         try:
-            answer = self._setup(line.strip()) if self._step is not None else self._command(line.strip())
+            with self._work():
+                answer = self._setup(line.strip()) if self._step is not None else self._command(line.strip())
             if self._save_warning:
                 answer = f"{answer}\n{self._save_warning}" if answer else self._save_warning
             return answer
+        except TooLarge as exc:  # refused before anything changed (later, the advice says it failed)
+            return quiet_long_values(f"error: {exc}; the line was not acted on, the log is unchanged", line)
         except DeduceError as exc:
             return quiet_long_values(f"error: {exc}", line)
         except Exception as exc:  # a bug must not cost the game so far; the log is untouched
@@ -472,7 +504,7 @@ class GameAssistant:
         trial = self.events[:at] + new + self.events[at:]
         self._check_readable(trial)
         kb = self._kb_for(trial)
-        if not self.solver.consistent(kb):
+        if not self._fits(kb):
             ours = set(range(at, at + len(new)))
             conflicts = tuple(i for i in self._conflicts(kb) if i not in ours)
             shifted = tuple(i if i < at else i - len(new) for i in conflicts)
@@ -588,7 +620,18 @@ class GameAssistant:
 
     def _consistent(self) -> bool:
         assert self.kb is not None
-        return bool(self.solver.consistent(self.kb))
+        return self._fits(self.kb)
+
+    def _fits(self, kb: KnowledgeBase) -> bool:
+        """Whether some deal fits ``kb``: the solver's answer, or the checker's (within a budget
+        of its own) when the solver is refused as too large."""
+        try:
+            return bool(self.solver.consistent(kb))
+        except TooLarge:
+            if self.checker is None:
+                raise
+            with self._work(fresh=True):
+                return bool(self.checker.consistent(kb))
 
     def _conflicts(self, kb: KnowledgeBase | None) -> tuple[int, ...]:
         """The events in an unsatisfiable core of ``kb``."""
@@ -623,18 +666,33 @@ class GameAssistant:
             text = str(self.events[i])
         return f"event {i}: {text}" if number else text
 
+    def _work(self, fresh: bool = False) -> contextlib.AbstractContextManager[Any]:
+        """The work budget of one update or query: a meter of ``budget`` steps, unless one is
+        already running (a line's grid and advice share its budget) and ``fresh`` is not asked;
+        nothing without a budget."""
+        if not self.budget:
+            return contextlib.nullcontext()
+        # lazy: the meter is all the session takes from the solvers
+        from solvers.budget import active
+
+        if active() is not None and not fresh:
+            return contextlib.nullcontext()
+        return _budgeted(self.budget)
+
     def marginals(self) -> Marginals:
-        """Where each card is: exact when the solver can count the deals, else approximate."""
+        """Where each card is: exact when the solver can count the deals (within the budget),
+        else approximate, within a budget of its own."""
         if self._marginals is None:
             assert self.kb is not None
             try:
                 if not self.adapter.countable:
                     raise NotSupported(f"{self.adapter.game} is not counted exactly")
-                tally = self.solver.tallies(self.kb)
+                with self._work():
+                    tally = self.solver.tallies(self.kb)
                 p = np.asarray(tally.marginals(), dtype=float)
                 self._marginals = Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
-            except (NotSupported, NotImplementedError):  # cannot count: spread over the places still possible
-                possible = np.asarray(self.solver.possible(self.kb), dtype=float)
+            except (NotSupported, NotImplementedError) as exc:  # cannot count: spread over the places still possible
+                possible = self._possible(isinstance(exc, TooLarge))
                 rows = possible.sum(axis=1, keepdims=True)
                 p = np.divide(possible, rows, out=np.zeros_like(possible), where=rows > 0)
                 cells = tuple(
@@ -643,6 +701,23 @@ class GameAssistant:
                 total = _APPROX_SCALE if bool((rows > 0).all()) else 0
                 self._marginals = Marginals(p, False, total, cells)
         return self._marginals
+
+    def _possible(self, refused: bool) -> np.ndarray:
+        """Where each card may be, within a budget of its own: from the solver, unless its count
+        was just refused as too large (it would redo the same work) and a checker is there."""
+        assert self.kb is not None
+        backends = [self.checker] if refused and self.checker is not None else [self.solver, self.checker]
+        last: TooLarge | None = None
+        for backend in backends:
+            if backend is None:
+                continue
+            try:
+                with self._work(fresh=True):
+                    return np.asarray(backend.possible(self.kb), dtype=float)
+            except TooLarge as exc:
+                last = exc
+        assert last is not None
+        raise last
 
     # -- answers ----------------------------------------------------------------------------
     def list_events(self) -> str:
@@ -666,7 +741,8 @@ class GameAssistant:
             raise DeduceError("usage: why CARD (one card)")
         card = self.game.deck.card(name[0]).id  # type: ignore[attr-defined]
         phrase = self.adapter.phrase(self.game, self.obs)
-        return explain_why(self.kb, card, self.solver, phrase, places=self.adapter.places)
+        with self._work():
+            return explain_why(self.kb, card, self.solver, phrase, places=self.adapter.places)
 
     def status(self) -> str:
         """The grid, then the adapter's answer (hidden answer, recommendation)."""
@@ -680,7 +756,27 @@ class GameAssistant:
         m = self.marginals()
         if m.total == 0:
             return []
-        return [*([f"({self.adapter.approximate})"] if not m.exact else []), *self.adapter.answer_lines(self, m)]
+        try:
+            with self._work():
+                lines = self.adapter.answer_lines(self, m)
+        except TooLarge as exc:  # the grid stands; only the advice is missing
+            lines = [f"(no advice: {exc})"]
+        return [*([f"({self.adapter.approximate})"] if not m.exact else []), *lines]
+
+
+@contextlib.contextmanager
+def _budgeted(budget: int) -> Iterator[Any]:
+    """A meter of ``budget`` steps; a refusal for it (the meter spent) is the one-line message
+    of ``deduce solve --budget``, a backend's own refusal within it is left as it is."""
+    from solvers.budget import metered, refusal
+
+    with metered(budget) as meter:
+        try:
+            yield meter
+        except TooLarge as exc:
+            if meter.left == 0 and not str(exc).startswith("too large: this log needs"):
+                raise refusal(budget, exc) from None
+            raise
 
 
 def _strip_index(message: str) -> str:
