@@ -1,0 +1,111 @@
+"""Mayfair Alibi's grid, exact (``frontier``) against the sampler (``epoch-sample``) in the same run.
+
+    python -m benchmarks.alibi_exact [--seeds 5] [--rounds 2,3,4] [--full-seeds 2] [--no-cpsat]
+
+Three parts, every position a seat's view of a seeded random game (no accusations):
+
+* reduced deck (18 cards, 3 players), rounds ``--rounds``: exact tallies by ``frontier``, the same
+  by cpsat's enumeration (round 2 only, the reference the previous benchmark used), the previous
+  Python sampler and ``epoch-sample``, each sampler's largest cell error against the exact grid,
+  its stated bound, split R-hat and time;
+* full deck, 4 players, round 2 (78 cards over 2 epochs: exact since ``frontier``): the exact
+  update (knowledge + grid) and ``epoch-sample``'s error against it (``--full-samples`` draws per
+  chain at most).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import solvers
+from benchmarks.alibi import SMALL, previous_sampler_marginals, state_at_round
+from deduce.games.alibi.rules import AlibiGame
+from solvers.epoch import EpochSampler
+from solvers.frontier import FrontierSolver
+
+__all__ = ["main"]
+
+
+def _timed(fn, *args):
+    t = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - t
+
+
+def reduced(seeds: int, rounds: tuple[int, ...], cpsat: bool) -> None:
+    game = AlibiGame(num_players=3, **SMALL)
+    fr = FrontierSolver(max_cells=None)
+    print("| round | seed | epochs | worlds | frontier ms | cpsat s | previous sampler error (s) | "
+          "epoch-sample error | stated | split R-hat | draws | epoch-sample s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    wrong = 0
+    worst = 0.0
+    for r in rounds:
+        for seed in range(seeds):
+            try:
+                st = state_at_round(game, seed, r, pos=0)
+            except ValueError:
+                continue
+            kb = game.knowledge(st.observation(seed % 3))
+            tally, t_fr = _timed(fr.tallies, kb)
+            exact = tally.marginals()
+            t_cp = "-"
+            if cpsat and r == 2:
+                cp_tally, t = _timed(solvers.get("cpsat", limit=500_000).tallies, kb)
+                assert cp_tally == tally, f"cpsat and frontier disagree (seed {seed})"
+                t_cp = f"{t:.1f}"
+            old, t_old = _timed(previous_sampler_marginals, kb)
+            est, t_new = _timed(EpochSampler(seed=seed).estimate, kb)
+            d = est.diagnostics
+            err = float(np.abs(est.marginals - exact).max())
+            worst = max(worst, err)
+            wrong += err > d.error
+            print(f"| {r} | {seed} | {kb.epochs} | {tally.total:,} | {t_fr * 1e3:.0f} | {t_cp} | "
+                  f"{np.abs(old - exact).max():.3f} ({t_old:.1f}) | {err:.3f} | {d.error:.3f} | {d.rhat:.4f} | "
+                  f"{d.samples:,} | {t_new:.1f} |", flush=True)
+    print(f"largest epoch-sample cell error over these positions: {worst:.3f}; past its stated bound at {wrong}")
+
+
+def full(seeds: int, max_samples: int) -> None:
+    game = AlibiGame(num_players=4)
+    fr = FrontierSolver()
+    times = []
+    print("| seed | worlds | exact update s | epoch-sample error | stated | split R-hat | epoch-sample s |")
+    print("|---|---|---|---|---|---|---|")
+    for seed in range(seeds):
+        obs = state_at_round(game, seed, 2).observation(seed % 4)
+        t = time.perf_counter()
+        kb = game.knowledge(obs)
+        tally = fr.tallies(kb)
+        times.append(time.perf_counter() - t)
+        exact = tally.marginals()
+        est, t_new = _timed(EpochSampler(seed=seed, max_samples=max_samples).estimate, kb)
+        d = est.diagnostics
+        print(f"| {seed} | {float(tally.total):.3g} | {times[-1]:.2f} | {np.abs(est.marginals - exact).max():.3f} | "
+              f"{d.error:.3f} | {d.rhat:.3f} | {t_new:.1f} |", flush=True)
+    print(f"exact update at 4 players, round 2: median {statistics.median(times):.2f} s, max {max(times):.2f} s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--rounds", default="2,3,4")
+    ap.add_argument("--full-seeds", type=int, default=2)
+    ap.add_argument("--full-samples", type=int, default=1000)
+    ap.add_argument("--no-cpsat", action="store_true", help="skip cpsat's enumeration (12 s a position)")
+    args = ap.parse_args()
+    with open("/proc/loadavg") as f:
+        print(f"load average at start: {f.read().split()[0]}")
+    reduced(args.seeds, tuple(int(r) for r in args.rounds.split(",")), not args.no_cpsat)
+    if args.full_seeds:
+        full(args.full_seeds, args.full_samples)
+    with open("/proc/loadavg") as f:
+        print(f"load average at end: {f.read().split()[0]}")
+
+
+if __name__ == "__main__":
+    main()
