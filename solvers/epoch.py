@@ -19,7 +19,11 @@ until the largest split R-hat over the cells is at most 1.01 and a stated 95% bo
 largest cell error is at most 0.02, or a sample budget runs out (:class:`Diagnostics` says
 which). Irreducibility is not guaranteed under hard answer constraints, which is why the
 answer is labelled approximate and its error is measured against exact enumeration
-(``benchmarks/alibi.py``, ``tests/solvers/test_epoch_sampler.py``).
+(``benchmarks/alibi.py``, ``tests/solvers/test_epoch_sampler.py``). Measured against the
+exact ``frontier`` counter (``benchmarks/alibi_exact.py``): on reduced Alibi decks through round
+4 the largest cell error reaches 0.48 and passes the stated bound at 5 of 15 positions, twice
+with chains agreeing (R-hat <= 1.002), so a small R-hat does not certify the grid; use
+``frontier`` wherever it accepts the knowledge base.
 """
 
 from __future__ import annotations
