@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from deduce.errors import IllegalAction, InvalidConfig
-from deduce.games.base import Action, Event, Game, Observation, State
+from deduce.games.base import Action, Event, Game, LegalActions, Observation, State, sample_action
 
 __all__ = [
     "play_game",
@@ -141,8 +141,12 @@ class RandomPlayer:
     def act(self, observation: Observation) -> Action:
         actions: Sequence[Action] = observation.legal_actions
         if self.exclude:
-            actions = [a for a in actions if not isinstance(a, self.exclude)]
-        return actions[int(self.rng.integers(len(actions)))]
+            blocks = tuple(b for b in getattr(actions, "structured", ())
+                           if b.size and not isinstance(b.unrank(0), self.exclude))
+            actions = LegalActions([a for a in actions if not isinstance(a, self.exclude)], blocks)
+        # uniform over every legal action, structured ones too (Alibi's hypothesis questions);
+        # on a plain menu the same draw as ``actions[rng.integers(len(actions))]``
+        return sample_action(actions, self.rng)
 
 
 class ScriptedPlayer:
@@ -555,7 +559,10 @@ def _where(what: str, text: str) -> str:
 def _is_legal(state: State, action: object) -> bool:
     """Whether ``action`` is one of the legal actions by type and value (never raising)."""
     try:
-        return any(type(a) is type(action) and bool(a == action) for a in state.legal_actions())
+        legal = state.legal_actions()
+        if any(type(a) is type(action) and bool(a == action) for a in legal):
+            return True
+        return any(action in block for block in getattr(legal, "structured", ()))
     except Exception:
         return False
 

@@ -244,3 +244,25 @@ def test_a_seat_answering_from_elsewhere_can_decline_the_observation():
                        before_act=lambda s, seat, obs: seen.append(obs))
     assert record.failure is None, record.failure
     assert len(seen) == 3 and all(o is not None for o in seen)
+
+
+def test_random_player_asks_structured_questions_and_the_loop_knows_them_legal():
+    """Alibi's hypothesis questions are legal but never listed: the seeded random player draws
+    them (uniform over every legal action) and ``_is_legal`` accepts them."""
+    from deduce.games.registry import make
+    from deduce.play import RandomPlayer, _is_legal
+
+    game = make("alibi", num_players=4)
+    state = game.new_initial_state(3)
+    player = RandomPlayer(1)
+    unlisted = 0
+    for _ in range(200):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        action = player.act(state.observation(state.current_player))
+        if action not in tuple(legal):
+            assert action in legal and _is_legal(state, action)
+            unlisted += 1
+        state.apply(action)
+    assert unlisted > 0
