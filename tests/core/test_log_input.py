@@ -52,11 +52,10 @@ def test_unicode_player_names_solve(tmp_path, name):
     path.write_text(json.dumps(export_log(game, state.observation(0)), ensure_ascii=False), encoding="utf-8")
     load_log(path)  # the knowledge base builds
     run = solve(str(path))
-    if name == "alibi":  # its cards move between epochs: solve refuses to count (issue 27), by design
-        assert run.returncode == 2 and "cannot count" in run.stderr, run.stderr
-    else:
-        assert run.returncode == 0, run.stderr
-        assert NAMES[0] in run.stdout or NAMES[1] in run.stdout
+    # Alibi's cards move between epochs; early in a game the frontier counter answers exactly
+    # (later views are refused in one line with exit 2, tested with the budget)
+    assert run.returncode == 0, run.stderr
+    assert NAMES[0] in run.stdout or NAMES[1] in run.stdout
 
 
 @pytest.mark.parametrize(
