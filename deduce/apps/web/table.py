@@ -21,6 +21,7 @@ from deduce.apps.assist.session import GameAdapter, GameAssistant
 from deduce.apps.assist.text import cell_text
 from deduce.apps.web.forms import card_token, event_forms
 from deduce.errors import DeduceError, LogError
+from solvers.budget import DEFAULT_BUDGET
 
 __all__ = ["Reply", "Table", "read_log", "check_log", "MAX_LINE"]
 
@@ -81,20 +82,28 @@ class Table:
         self.held = ""
 
     @classmethod
-    def open(cls, adapter: GameAdapter, solver: Any, path: Path, setup: Mapping[str, Any] | None = None) -> Table:
-        """The game saved at ``path`` resumed, or a new one saved there from its setup."""
+    def open(cls, adapter: GameAdapter, solver: Any, path: Path, setup: Mapping[str, Any] | None = None,
+             budget: int | None = DEFAULT_BUDGET) -> Table:
+        """The game saved at ``path`` resumed, or a new one saved there from its setup; every
+        update and query is bounded by ``budget`` counted steps, as in ``deduce assist`` (a
+        server must not hang on one hard view), with CP-SAT deciding what the counter cannot."""
+        import solvers
         from deduce.cli.assist import save_atomically
+
+        budget = budget or None
+        checker = solvers.get("cpsat") if budget and getattr(solver, "name", "") != "cpsat" else None
 
         def save(data: dict[str, Any]) -> None:
             save_atomically(path, data)
 
         if path.exists():
             try:
-                assistant = GameAssistant(adapter, solver, log=read_log(path, adapter.game), save=save)
+                assistant = GameAssistant(adapter, solver, log=read_log(path, adapter.game), save=save,
+                                          budget=budget, checker=checker)
             except LogError as exc:
                 raise LogError(f"{path.name}: {exc} (the file was left untouched)") from None
         else:
-            assistant = GameAssistant(adapter, solver, save=save, setup=setup)
+            assistant = GameAssistant(adapter, solver, save=save, setup=setup, budget=budget, checker=checker)
         return cls(assistant, path)
 
     @property
@@ -126,7 +135,8 @@ class Table:
         try:
             log = check_log(data, self.game)
             with self.lock:
-                fresh = GameAssistant(self.assistant.adapter, self.assistant.solver, log=log, save=self.save)
+                fresh = GameAssistant(self.assistant.adapter, self.assistant.solver, log=log, save=self.save,
+                                      budget=self.assistant.budget, checker=self.assistant.checker)
                 self.save(fresh.log())
                 self.assistant = fresh
                 self.message = fresh.start()

@@ -336,3 +336,20 @@ def test_a_cross_site_form_post_cannot_send_a_line(client: TestClient, table: Ta
     r = client.post("/t/clue-1/line", content='{"line": "has bob knife"}', headers={"Content-Type": "text/plain"})
     assert r.status_code == 415
     assert table.path.read_bytes() == before
+
+
+def test_a_table_bounds_its_work_like_the_assistant_and_keeps_the_bound_on_upload(tmp_path):
+    """A served table's updates and queries have the assistant's work budget (a server must not
+    hang on a hard view), and an uploaded log keeps it."""
+    from solvers.budget import DEFAULT_BUDGET
+
+    adapter, solver = make_adapter("clue", "auto")
+    example = Path(__file__).parents[3] / "examples" / "clue-3p.json"
+    (tmp_path / "clue-1.json").write_text(example.read_text())
+    table = Table.open(adapter, solver, tmp_path / "clue-1.json")  # a resumed game
+    assert table.assistant.budget == DEFAULT_BUDGET and table.assistant.checker is not None
+    table.assistant.budget = DEFAULT_BUDGET // 2  # the bound this table was given is what an upload keeps
+    assert table.replace(json.loads(example.read_text())).outcome == "ok"
+    assert table.assistant.budget == DEFAULT_BUDGET // 2 and table.assistant.checker is not None
+    unbounded = Table.open(adapter, solver, tmp_path / "clue-2.json", budget=0)
+    assert unbounded.assistant.budget is None
