@@ -6,6 +6,7 @@ little)."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -224,6 +225,19 @@ def win_chance_after_viewing_extra(game: Any, obs: ClueObservation, limit: int |
     return sum(best.values()) / sum(got.values())
 
 
+@dataclass(frozen=True)
+class RaceView:
+    """One seat's position in the race: its knowledge, the envelope's location, who answers
+    its questions in turn, how many opponents are still in, what it was shown, every triple."""
+
+    kb: KnowledgeBase
+    env: int
+    responders: list[int]
+    opponents: int
+    shown: Any
+    options: list[Any]
+
+
 def waiting_value(c: float, opponents: int, p: float) -> float:
     """The mirror race model's chance of winning by waiting: each lap, every one of
     ``opponents`` and then this agent settles the envelope with chance ``c``; this agent can
@@ -423,19 +437,22 @@ class InfogainAgent(Agent):
         chance ``p`` (see the class docstring)."""
         from agents.clue.questions import certainty_chance
 
+        view = self.race_view(obs)
+        scores = self._scores(view.kb, view.options, view.responders, view.shown)
+        question = max(scores, key=lambda q: (scores[q], q))
+        c = certainty_chance(view.kb, view.env, question, view.responders, view.shown, self.limit)
+        return waiting_value(c, view.opponents, p)
+
+    def race_view(self, obs: ClueObservation) -> RaceView:
+        """What the accuse-or-wait rule weighs (shared by every racer's ``waiting_value``)."""
         kb = self.game.knowledge(obs)  # type: ignore[union-attr]
         me = obs.player
         assert me is not None
         n = obs.num_players
         responders = [(me + k) % n for k in range(1, n)]
-        opponents = sum(1 for r in responders if r not in obs.eliminated)
-        env = kb.loc(ENVELOPE)
-        shown = shown_to(obs, me)
-        options = list(self.game.triples())  # type: ignore[union-attr]
-        scores = self._scores(kb, options, responders, shown)
-        question = max(scores, key=lambda q: (scores[q], q))
-        c = certainty_chance(kb, env, question, responders, shown, self.limit)
-        return waiting_value(c, opponents, p)
+        return RaceView(kb=kb, env=kb.loc(ENVELOPE), responders=responders,
+                        opponents=sum(1 for r in responders if r not in obs.eliminated),
+                        shown=shown_to(obs, me), options=list(self.game.triples()))  # type: ignore[union-attr]
 
     def suggest(self, obs: ClueObservation) -> Action:
         """The legal suggestion with the largest expected gain (ties: uniformly at random); with

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.clue.deduction import RacerAgent
-from deduce.games.clue.rules import ENVELOPE, ClueObservation, shown_to
+from deduce.games.clue.rules import ClueObservation
 
 __all__ = ["LAPS", "THREATS", "lap_value", "LapRacerAgent"]
 
@@ -82,16 +82,9 @@ class LapRacerAgent(RacerAgent):
             return super().waiting_value(obs, p)
         from agents.clue.questions import certainty_chance, score_questions
 
-        kb = self.game.knowledge(obs)  # type: ignore[union-attr]
-        me = obs.player
-        assert me is not None
-        n = obs.num_players
-        responders = [(me + k) % n for k in range(1, n)]
-        opponents = sum(1 for r in responders if r not in obs.eliminated)
-        env = kb.loc(ENVELOPE)
-        shown = shown_to(obs, me)
-        options = list(self.game.triples())  # type: ignore[union-attr]
-        gains = score_questions(kb, env, options, responders, shown, self.limit, 0.0, "accuracy")
+        view = self.race_view(obs)
+        kb, env, responders, opponents, shown = view.kb, view.env, view.responders, view.opponents, view.shown
+        gains = score_questions(kb, env, view.options, responders, shown, self.limit, 0.0, "accuracy")
         question = max(gains, key=lambda q: (gains[q], q))
         c = certainty_chance(kb, env, question, responders, shown, self.limit)
         expected = p + gains[question] if self.lap == "expected" else 0.0
