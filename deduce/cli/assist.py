@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from deduce.apps.assist.adapters import infogain_recommender, table_adapter
-from deduce.apps.assist.session import GameAdapter, GameAssistant
+from deduce.apps.assist.session import GameAdapter, GameAssistant, budget_checker
 from deduce.apps.assist.text import match_name, short
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, InvalidConfig, LogError
@@ -163,8 +163,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     import solvers  # lazy: 'deduce --help' starts without loading the backends
 
     solver = solvers.get(args.solver, **({"order": backends} if backends else {}))
-    # under a budget, CP-SAT (no count needed) says whether events fit when the solver is refused
-    checker = solvers.get("cpsat") if budget and args.solver != "cpsat" else None
+    checker = budget_checker(args.solver, budget)
     path = Path(args.log) if args.log else _default_log_path(game)
     with log_lock(path):
         return _run_locked(args, adapter, solver, path, config, stdin, stdout, budget, checker)

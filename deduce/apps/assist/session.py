@@ -49,7 +49,8 @@ from deduce.games.base import Game, Observation
 from deduce.knowledge import KnowledgeBase
 from deduce.logs import MAX_EVENTS, view_knowledge
 
-__all__ = ["ADAPTERS", "GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "SHARED_HELP"]
+__all__ = ["ADAPTERS", "GameAdapter", "GameAssistant", "Marginals", "adapter_for", "assisted_games", "budget_checker",
+           "SHARED_HELP"]
 
 SHARED_HELP = """\
 commands:
@@ -211,6 +212,17 @@ class _Pending:
     at: int
     events: list[dict[str, Any]]
     conflicts: tuple[int, ...]
+
+
+def budget_checker(solver: Any, budget: int | None) -> Any | None:
+    """The second opinion an assistant under a work budget asks when ``solver`` is refused as
+    too large: CP-SAT, which decides whether events fit without counting (none without a
+    budget, or when the solver is CP-SAT already). One rule for the terminal and the web."""
+    if not budget or getattr(solver, "name", solver) == "cpsat":
+        return None
+    import solvers  # lazy: 'deduce --help' starts without loading the backends
+
+    return solvers.get("cpsat")
 
 
 class GameAssistant:

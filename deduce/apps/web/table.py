@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deduce.apps.assist.session import GameAdapter, GameAssistant
+from deduce.apps.assist.session import GameAdapter, GameAssistant, budget_checker
 from deduce.apps.assist.text import cell_text
 from deduce.apps.web.forms import card_token, event_forms
 from deduce.errors import DeduceError, LogError
@@ -87,11 +87,10 @@ class Table:
         """The game saved at ``path`` resumed, or a new one saved there from its setup; every
         update and query is bounded by ``budget`` counted steps, as in ``deduce assist`` (a
         server must not hang on one hard view), with CP-SAT deciding what the counter cannot."""
-        import solvers
         from deduce.cli.assist import save_atomically
 
         budget = budget or None
-        checker = solvers.get("cpsat") if budget and getattr(solver, "name", "") != "cpsat" else None
+        checker = budget_checker(solver, budget)
 
         def save(data: dict[str, Any]) -> None:
             save_atomically(path, data)
