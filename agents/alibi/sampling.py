@@ -12,6 +12,7 @@ on it first (the +7 bonus for accusing).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ from deduce.games.alibi.rules import (
 )
 from deduce.games.base import Action, Observation
 
-__all__ = ["SamplingAgent", "RandomQuestionAgent", "best_sheet", "questions_of", "QuestionAdvice", "recommend_question"]
+__all__ = ["SamplingAgent", "RandomQuestionAgent", "best_sheet", "questions_of", "random_question", "QuestionAdvice", "recommend_question"]
 
 
 def _mi(answers: np.ndarray, labels: np.ndarray, n_labels: int) -> float:
@@ -184,7 +185,7 @@ class SamplingAgent(Agent):
         # ablation differs only in the question it asks, not in when it accuses
         q, later = self.best_question(obs, worlds, labels, questions)
         if self.questions == "random":
-            q = questions[int(self.rng.integers(len(questions)))]
+            q = random_question(obs.legal_actions, questions, self.rng)
         # A one-question lookahead undervalues waiting early (no blank crosses its threshold
         # after one answer), so waiting is judged over a round of n public answers, and only
         # once the sheet is worth ``accuse_at`` of its maximum (or nearly all of it).
@@ -330,6 +331,24 @@ class RandomQuestionAgent(SamplingAgent):
     def __init__(self, **params: Any) -> None:
         params["questions"] = "random"
         super().__init__(**params)
+
+
+def random_question(legal: Sequence[Action], listed: Sequence[Ask], rng: np.random.Generator) -> Ask:
+    """A question drawn uniformly from every legal one: the ``listed`` questions of the menu and
+    the structured blocks of questions legal without being listed (the hypotheses), so the
+    ablation's questions are random over the whole question space, not the menu's corner."""
+    blocks = [b for b in getattr(legal, "structured", ()) if b.size and isinstance(b.unrank(0), Ask)]
+    index = int(rng.integers(len(listed) + sum(b.size for b in blocks)))
+    if index < len(listed):
+        return listed[index]
+    index -= len(listed)
+    for block in blocks:
+        if index < block.size:
+            question = block.unrank(index)
+            assert isinstance(question, Ask)
+            return question
+        index -= block.size
+    raise IndexError("no legal question to draw")
 
 
 def questions_of(game: AlibiGame, asker: int) -> list[Ask]:
