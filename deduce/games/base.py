@@ -369,14 +369,22 @@ class State(abc.ABC):
             try:
                 reason = self.explain_illegal(action)
             except Exception:  # a malformed action (wrong field types) still gets a clear error
-                reason = f"{action!r} is not a legal action for player {self.current_player} now"
+                reason = f"{action!r} is not a legal action for {self.seat_name(self.current_player)} now"
             raise IllegalAction(reason)
         events = self._apply(action)
         self._events.extend(events)
         return events
 
     def explain_illegal(self, action: Action) -> str:
-        return f"{action!r} is not legal for player {self.current_player} now"
+        return f"{action!r} is not legal for {self.seat_name(self.current_player)} now"
+
+    def seat_name(self, seat: int | None) -> str:
+        """A seat as people call it (the config's player name), for the refusals a person reads
+        in ``deduce play`` and ``deduce assist``; research code keeps the seat number itself."""
+        names = getattr(getattr(self.game, "config", None), "names", ())
+        if seat is None:
+            return "nobody"
+        return str(names[seat]) if 0 <= seat < len(names) else f"p{seat}"
 
     def views(self, player: int | None) -> tuple[Event, ...]:
         out = []
