@@ -892,13 +892,13 @@ class AlibiState(State):
         n = g.num_players
         if self.phase == "meld":
             if not isinstance(action, Meld):
-                return f"{action!r}: player {who} must first decide on melds (Meld(sets), possibly empty)"
+                return f"{action!r}: {self.seat_name(who)} must first decide on melds (Meld(sets), possibly empty)"
             full = set(self.complete_sets(who))
             for s in action.sets:
                 if not 0 <= s < len(g.set_cards):
                     return f"{action!r}: no set {s}"
                 if s not in full:
-                    return f"{action!r}: player {who} does not hold every card of set {s}"
+                    return f"{action!r}: {self.seat_name(who)} does not hold every card of set {s} ({' + '.join(g.deck.names(g.set_cards[s]))})"
             return None
         if self.phase == "ask":
             if isinstance(action, Accuse):
@@ -907,12 +907,12 @@ class AlibiState(State):
                 if g.config.meld_timing != "any_time":
                     return f"{action!r}: melds happen in the window at the start of a round (meld_timing)"
                 if action not in self._turn_melds(who):
-                    return f"{action!r}: player {who} can lay down only complete sets it holds (at least one)"
+                    return f"{action!r}: {self.seat_name(who)} can lay down only complete sets it holds (at least one)"
                 return None
             if self.round > g.config.max_rounds:
                 return f"{action!r}: after round {g.config.max_rounds} the first player must accuse"
             if not isinstance(action, Ask):
-                return f"{action!r}: on a turn player {who} asks a question or accuses"
+                return f"{action!r}: on a turn {self.seat_name(who)} asks a question or accuses"
             if not 0 <= action.target < n:
                 return f"{action!r}: no player {action.target}"
             if action.target == who:
@@ -926,15 +926,15 @@ class AlibiState(State):
             return None
         if self.phase == "pass":
             if not isinstance(action, PassCard):
-                return f"{action!r}: player {who} must choose cards to pass"
+                return f"{action!r}: {self.seat_name(who)} must choose cards to pass"
             if action.card not in self.hands[who]:
-                return f"{action!r}: player {who} does not hold that card (or already chose it)"
+                return f"{action!r}: {self.seat_name(who)} does not hold {g.deck[action.card].name if 0 <= action.card < g.num_cards else 'that card'} (or already chose it)"
             return None
         if self.phase == "sheet":
             if isinstance(action, Done):
                 return self._sheet_ok(who)
             if not isinstance(action, Fill):
-                return f"{action!r}: player {who} is filling in its accusation sheet"
+                return f"{action!r}: {self.seat_name(who)} is filling in its accusation sheet"
             if not 0 <= action.blank < len(BLANKS):
                 return f"{action!r}: blanks are 0..7 ({', '.join(BLANKS)})"
             sheet = self.sheets[who]
