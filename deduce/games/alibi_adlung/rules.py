@@ -896,30 +896,30 @@ class AlibiAdlungState(State):
         hand = self.hands[p]
         phase = self.phase.value
         if self.phase is Phase.OPENING:
-            return (f"{action!r}: player {self.openers[0]} was dealt only special cards and must first "
+            return (f"{action!r}: {self.seat_name(self.openers[0])} was dealt only special cards and must first "
                     "redraw all four special cards (Exchange of the whole hand) or keep them (Pass)")
         if isinstance(action, Name | Decline) and self.phase is not Phase.NAME:
-            return f"{action!r}: player {p} has no culprit to name now (phase {phase})"
+            return f"{action!r}: {self.seat_name(p)} has no culprit to name now (phase {phase})"
         if isinstance(action, Name):
-            return (f"{action!r}: suspect {action.suspect} cannot be named; provable now: "
-                    f"{self.name_options()}")
+            return (f"{action!r}: suspect {suspect_name(action.suspect)} cannot be named; provable now: "
+                    f"{', '.join(map(suspect_name, self.name_options())) or 'none'}")
         if self.phase is Phase.NAME:
-            return f"{action!r}: player {p} must name a culprit or decline first"
+            return f"{action!r}: {self.seat_name(p)} must name a culprit or decline first"
         for attr in ("card",):
             c = getattr(action, attr, None)
             if c is not None and c not in hand:
-                return f"{action!r}: player {p} does not hold card {c}"
+                return f"{action!r}: {self.seat_name(p)} does not hold {g.deck[c].name if 0 <= c < len(g.deck) else c}"
         if isinstance(action, Exchange):
             missing = [c for c in action.cards if c not in hand]
             if missing:
-                return f"{action!r}: player {p} does not hold {missing}"
+                return f"{action!r}: {self.seat_name(p)} does not hold {', '.join(g.deck[c].name if 0 <= c < len(g.deck) else str(c) for c in missing)}"
             if self.phase is Phase.SWAP and len(action.cards) != 1:
                 return f"{action!r}: the optional exchange is exactly one card"
             if self.phase is Phase.EYE:
                 return f"{action!r}: no exchange during a Watchful Eye's extra plays"
             if self.matching_evidence(p) and g.config.must_play_if_able:
                 names = g.deck.names(self.matching_evidence(p))
-                return (f"{action!r}: player {p} holds evidence matching an uncovered suspect "
+                return (f"{action!r}: {self.seat_name(p)} holds evidence matching an uncovered suspect "
                         f"({', '.join(names)}) and must play instead of exchanging")
             if not action.cards:
                 return f"{action!r}: exchange at least one card"
@@ -936,20 +936,20 @@ class AlibiAdlungState(State):
                 return f"{action!r}: {g.deck[action.card].name} is not a {want.value} card"
             if isinstance(action, PlayAlibi):
                 if action.suspect not in self.row:
-                    return f"{action!r}: suspect {action.suspect} is not in the row {self.row}"
+                    return f"{action!r}: suspect {suspect_name(action.suspect)} is not in the row ({', '.join(map(suspect_name, self.row))})"
                 if action.suspect in self.alibis:
-                    return f"{action!r}: suspect {action.suspect} is already covered"
+                    return f"{action!r}: suspect {suspect_name(action.suspect)} is already covered"
                 return f"{action!r}: the last uncovered suspect cannot be covered"
             if isinstance(action, PlayBribe):
                 owner = next((q for q, t in enumerate(self.tableaux) if action.target in t), None)
                 if owner is None:
-                    return f"{action!r}: card {action.target} is not on any tableau"
+                    return f"{action!r}: {g.deck[action.target].name if 0 <= action.target < len(g.deck) else action.target} is not on any tableau"
                 if owner == p:
                     return f"{action!r}: a bribe covers another player's evidence, not one's own"
         if isinstance(action, Pass):
             if self.phase is Phase.MAIN:
-                return f"{action!r}: player {p} must play or exchange (passing is not allowed)"
-        return f"{action!r} is not legal for player {p} now (phase {phase})"
+                return f"{action!r}: {self.seat_name(p)} must play or exchange (passing is not allowed)"
+        return f"{action!r} is not legal for {self.seat_name(p)} now (phase {phase})"
 
     def observation(self, player: int | None) -> AlibiAdlungObservation:
         cfg = self.game.config
