@@ -660,23 +660,23 @@ class ClueState(State):
         who = self.current_player
         here = board.label(self.positions[who])
         if isinstance(action, Roll):
-            return f"player {who} cannot roll now (phase {self.phase!r}): one roll per turn, at its start"
+            return f"{self.seat_name(who)} cannot roll now (phase {self.phase!r}): one roll per turn, at its start"
         if isinstance(action, Move):
             if not isinstance(action.to, int) or action.to not in board.neighbours:
                 return f"{action!r}: {action.to!r} is not a place on the board"
             there = board.label(action.to)
             if self.phase == "start":
-                return f"player {who} must roll before moving from {here} to {there} (only a secret passage needs no roll)"
+                return f"{self.seat_name(who)} must roll before moving from {here} to {there} (only a secret passage needs no roll)"
             if self.phase == "move":
-                return f"player {who} cannot reach {there} from {here} with a roll of {self.roll} (too far, blocked, occupied or the room it left)"
-            return f"player {who} has already moved this turn"
+                return f"{self.seat_name(who)} cannot reach {there} from {here} with a roll of {self.roll} (too far, blocked, occupied or the room it left)"
+            return f"{self.seat_name(who)} has already moved this turn"
         if isinstance(action, Suggest) and self.phase in ("start", "move", "suggest"):
             if not board.is_room(self.positions[who]) or self.phase == "move":
-                return f"player {who} is at {here} and can suggest only in a room it has entered"
+                return f"{self.seat_name(who)} is at {here} and can suggest only in a room it has entered"
             if action.cards[2] != self.game.room_card[self.positions[who]]:
-                return f"player {who} is in the {here} and can suggest only there"
+                return f"{self.seat_name(who)} is in the {here} and can suggest only there"
             if self.phase == "start":
-                return (f"player {who} has stayed in the {here} since its last turn and must leave before "
+                return (f"{self.seat_name(who)} has stayed in the {here} since its last turn and must leave before "
                         "suggesting there again (unless moved there by another's suggestion)")
         return None
 
@@ -694,29 +694,29 @@ class ClueState(State):
         who = self.current_player
         if self.phase == "refute":
             if isinstance(action, Decline):
-                return f"player {who} holds no decline card"
-            return f"player {who} must show one of the named cards it holds, not {action!r}"
+                return f"{self.seat_name(who)} holds no decline card"
+            return f"{self.seat_name(who)} must show one of the named cards it holds, not {action!r}"
         if isinstance(action, Accuse | ViewExtra) and not self.may_accuse():
-            return f"player {who} must be in the pool to accuse (intrigue edition)"
+            return f"{self.seat_name(who)} must be in the pool to accuse (intrigue edition)"
         if isinstance(action, UseAnyRoom):
             if clue_intrigue.ANY_ROOM not in self.bonus[who]:
-                return f"player {who} holds no move-to-any-room card"
-            return f"player {who} may move to another room by card only at the start of its turn"
+                return f"{self.seat_name(who)} holds no move-to-any-room card"
+            return f"{self.seat_name(who)} may move to another room by card only at the start of its turn"
         if isinstance(action, Decline):
-            return f"player {who} may decline only when asked to show a card"
+            return f"{self.seat_name(who)} may decline only when asked to show a card"
         if self.game.board is not None and self.phase != "accuse":
             reason = self._explain_board(action)
             if reason is not None:
                 return reason
         if isinstance(action, Suggest) and self.phase == "after":
-            return f"player {who} has already suggested this turn"
+            return f"{self.seat_name(who)} has already suggested this turn"
         if isinstance(action, Suggest) and action.cards[2] == self._barred_room():
-            return f"player {who} suggested in this room last turn and must move on"
+            return f"{self.seat_name(who)} suggested in {self.game.deck[action.cards[2]].name} last turn and must move on"
         if isinstance(action, Suggest | Accuse):
             return f"{action!r}: name one suspect, one weapon and one room by card id"
         if self.phase == "accuse":
-            return f"player {who} looked at the leftover pile and must accuse now"
-        return f"{action!r} is not legal for player {who} in phase {self.phase!r}"
+            return f"{self.seat_name(who)} looked at the leftover pile and must accuse now"
+        return f"{action!r} is not legal for {self.seat_name(who)} in phase {self.phase!r}"
 
     def observation(self, player: int | None) -> ClueObservation:
         cfg = self.game.config
