@@ -731,21 +731,21 @@ class CrimeHotelState(State):
         kind = self.decision()
         if kind == "play":
             if not isinstance(action, Play):
-                return f"player {who} must play a card now, not {action!r}"
+                return f"{self.seat_name(who)} must play a card now, not {action!r}"
             if action.card not in self._in_hand(who):
-                return f"player {who} does not hold card {action.card}"
-            return f"player {who} must follow floor {self.led}: it holds a card of that floor"
+                return f"{self.seat_name(who)} does not hold {self.game.deck[action.card].name if 0 <= action.card < len(self.game.deck) else action.card}"
+            return f"{self.seat_name(who)} must follow floor {self.led}: it holds a card of that floor"
         if kind == "deduce":
             if not isinstance(action, Deduce):
-                return f"player {who} is on a skid-mark parking space and must make a deduction, not {action!r}"
+                return f"{self.seat_name(who)} is on a skid-mark parking space and must make a deduction, not {action!r}"
             occ = self._occupants(action.space)
             if who in occ:
-                return f"player {who} already has a meeple on {action.space}: never two of one's own on a space"
+                return f"{self.seat_name(who)} already has a meeple on {action.space}: never two of one's own on a space"
             if occ:
-                return f"{action.space} is occupied and player {who} has no double-placement right"
+                return f"{action.space} is occupied and {self.seat_name(who)} has no double-placement right"
             return f"{action.space} is not a guess space"
         if isinstance(action, Deduce):
-            return f"player {who} is on a parking space without skid marks and must take a support action"
+            return f"{self.seat_name(who)} is on a parking space without skid marks and must take a support action"
         dept = _DEPT_OF.get(type(action))
         if dept is not None and self._free_slot(dept) is None:
             return f"the {dept} department is full"
@@ -755,7 +755,7 @@ class CrimeHotelState(State):
             return f"{action!r}: give cards from one's own hand, as many as the slot says"
         if isinstance(action, MovePolice):
             return f"{action!r}: move one's own meeple from the hotel board to a space one may occupy"
-        return f"{action!r} is not legal for player {who} now"
+        return f"{action!r} is not legal for {self.seat_name(who)} now"
 
     def observation(self, player: int | None) -> CrimeHotelObservation:
         cfg = self.game.config
