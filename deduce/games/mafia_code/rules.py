@@ -463,24 +463,24 @@ class MafiaCodeState(State):
         who = self.turn_player
         if isinstance(action, Stop):
             if self.turn_hits == 0:
-                return f"player {who} must make the turn's first guess before stopping (guess_mandatory)"
-            return f"player {who} may not stop guessing after a hit (stop_allowed is False in this configuration)"
+                return f"{self.seat_name(who)} must make the turn's first guess before stopping (guess_mandatory)"
+            return f"{self.seat_name(who)} may not stop guessing after a hit (stop_allowed is False in this configuration)"
         if isinstance(action, Guess):
             q, c = action.target, action.card
             if not 0 <= q < cfg.num_players:
                 return f"{action!r}: no player {q} (seats 0..{cfg.num_players - 1})"
             if q == who:
-                return f"{action!r}: player {who} cannot guess its own cards"
+                return f"{action!r}: {self.seat_name(who)} cannot guess its own cards"
             if not 0 <= c < cfg.num_cards:
                 return f"{action!r}: no card {c} (ids 0..{cfg.num_cards - 1})"
             for p, shown in enumerate(self.revealed):
                 if c in shown:
-                    return f"{action!r}: {self.game.deck[c].name} is already revealed by player {p}"
+                    return f"{action!r}: {self.game.deck[c].name} is already revealed by {self.seat_name(p)}"
             if not self.unrevealed(q):
-                return f"{action!r}: player {q} has no unrevealed cards"
+                return f"{action!r}: {self.seat_name(q)} has no unrevealed cards"
             if not cfg.same_target_allowed and q == self.last_target:
                 return f"{action!r}: the next guess after a hit must name a different player"
-        return f"{action!r} is not legal for player {who} now"
+        return f"{action!r} is not legal for {self.seat_name(who)} now"
 
     def observation(self, player: int | None) -> MafiaCodeObservation:
         cfg = self.game.config
