@@ -673,20 +673,20 @@ class CheckpointCharlieState(State):
         if self.phase == "choose":
             if isinstance(action, ChooseSide):
                 return f"{action!r}: a clue token has sides 0 and 1"
-            return f"player {who} must first choose the side of its clue token (ChooseSide)"
+            return f"{self.seat_name(who)} must first choose the side of its clue token (ChooseSide)"
         if isinstance(action, ChooseSide):
-            return f"player {who}: sides are chosen at the start of the round, not now"
+            return f"{self.seat_name(who)}: sides are chosen at the start of the round, not now"
         if isinstance(action, Arrest):
             if self.arrests[who] is not None:
-                return f"player {who} already arrested cat {self.arrests[who]} this round"
+                return f"{self.seat_name(who)} already arrested the cat [{cat_name(self.arrests[who])}] this round"
             if action.cat in self.arrests:
-                return f"cat {action.cat} is already arrested by player {self.arrests.index(action.cat)}"
+                return f"the cat [{cat_name(action.cat)}] is already arrested by {self.seat_name(self.arrests.index(action.cat))}"
             rows = [p for p, cats in enumerate(self.kept) if action.cat in cats]
             if not rows:
-                return f"cat {action.cat} is not face up in any kept row"
+                return f"the cat [{cat_name(action.cat) if 0 <= action.cat < 32 else action.cat}] is not face up in any kept row"
             if rows[0] == who and not self.game.config.arrest_own_row:
-                return f"player {who} may not arrest a cat from its own row (arrest_own_row=False)"
-        return f"{action!r} is not legal for player {who} in phase {self.phase!r}"
+                return f"{self.seat_name(who)} may not arrest a cat from its own row (arrest_own_row=False)"
+        return f"{action!r} is not legal for {self.seat_name(who)} in phase {self.phase!r}"
 
     def observation(self, player: int | None) -> CheckpointCharlieObservation:
         events = self.views(player)
