@@ -891,7 +891,8 @@ class AlibiAdlungState(State):
         return out
 
     def explain_illegal(self, action: Action) -> str:
-        from deduce.games.alibi_adlung.log import suspect_name  # lazy: the log module imports this one
+        # lazy: the log module imports this one
+        from deduce.games.alibi_adlung.log import suspect_name
 
         g = self.game
         p = self.turn_player
