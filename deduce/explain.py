@@ -51,6 +51,9 @@ __all__ = [
     "why",
     "DEFAULT_PLACES",
     "plain_phraser",
+    "Cite",
+    "Phrasing",
+    "event_citer",
 ]
 
 #: locations that are places, not people: worded "in the envelope", not "envelope holds".
@@ -59,12 +62,58 @@ DEFAULT_PLACES: Mapping[str, str] = {"envelope": "the envelope", "extra": "the l
 #: words a constraint from its event (``None``: use the generic wording).
 Phrase = Callable[[Constraint, "str | None"], "str | None"]
 
+#: an event a chain cites, in words: ``"event 7"`` -> ``("event 7", "cy showed ann a card")``
+#: (a label a person can look up in the numbered events, and the event as the rule book says
+#: it; ``""`` when the event is the clause itself, such as a logged "bob does not hold Rope");
+#: ``None``: cite the source as it is tagged.
+Cite = Callable[[str], "tuple[str, str] | None"]
 
 
-def plain_phraser(game: Any, events: Sequence[Any]) -> Phrase:
-    """The wording hook of a game whose constraints read well in the generic words (each
-    tagged with the event it came from): it words none of them itself."""
-    return lambda constraint, source: None
+class Phrasing:
+    """A wording hook (:data:`Phrase`) that also cites the events of a chain in words, so a
+    person reads "(event 7: ann suggested Plum, Rope, Hall: cy showed ann a card)" rather than
+    "(event 7)". It is passed wherever a ``phrase`` is, so callers need no new parameter."""
+
+    def __init__(self, phrase: Phrase | None = None, cite: Cite | None = None) -> None:
+        self.phrase, self.cite = phrase, cite
+
+    def __call__(self, constraint: Constraint, source: str | None) -> str | None:
+        return self.phrase(constraint, source) if self.phrase is not None else None
+
+
+def event_citer(
+    events: Sequence[Any], words: Callable[[Any], str], facts: tuple[type, ...] = ()
+) -> Cite:
+    """Cites ``"event N"`` as ``events[N]`` in ``words`` (a game's ``event_text`` for a seat),
+    labelled as the numbered event list shows it; an event of a ``facts`` type (one that states
+    a location outright) by its label alone, since the clause already says it."""
+
+    def cite(source: str) -> tuple[str, str] | None:
+        number = _event_number(source)
+        if number == float("inf") or not 0 <= number < len(events):
+            return None
+        event = events[int(number)]
+        return source, "" if isinstance(event, facts) else words(event)
+
+    return cite
+
+
+def plain_phraser(game: Any, events: Sequence[Any], you: int | None = None) -> Phrase:
+    """The wording hook of a game whose constraints read well in the generic words: it words
+    none of them itself, and cites each event in the game's words when its wording module is
+    known (a registered game's ``text.py``)."""
+    try:
+        from deduce.games.registry import game_info
+
+        wording = game_info(game.name).wording
+        text = wording(game) if wording is not None else None
+    except Exception:  # an unregistered game: cite events by number only
+        text = None
+    if text is None:
+        return Phrasing()
+    from deduce.games.base import Dealt
+
+    return Phrasing(None, event_citer(events, lambda event: text.event_text(game, event, you), (Dealt,)))
 
 
 #: above this many members a core is minimised here (CP-SAT minimises smaller ones itself).
@@ -172,8 +221,14 @@ def explain_card(
 
 
 # -- words ------------------------------------------------------------------------------------
-def _tag(source: str | None) -> str:
-    return f" ({source})" if source and source != "rules" else ""
+def _tag(source: str | None, cite: Cite | None = None) -> str:
+    """A clause's source in brackets: the event in words when ``cite`` knows it."""
+    if not source or source == "rules":
+        return ""
+    cited = cite(source) if cite is not None else None
+    if not cited or not cited[1]:
+        return f" ({cited[0] if cited else source})"
+    return f" ({cited[0]}: {cited[1]})"
 
 
 def _join(parts: Sequence[str], word: str = "and") -> str:
@@ -219,8 +274,9 @@ def _event_number(source: str | None) -> float:
 class _Words:
     """Generic wording of constraints for one knowledge base."""
 
-    def __init__(self, kb: KnowledgeBase, places: Mapping[str, str]) -> None:
+    def __init__(self, kb: KnowledgeBase, places: Mapping[str, str], cite: Cite | None = None) -> None:
         self.kb = kb
+        self.cite = cite
         self.places = {kb.locations.index(z): text for z, text in places.items() if z in kb.locations}
         #: the source of the move that starts each epoch ("event 9"), for "after event 9"
         self.moved_by: dict[int, str | None] = {
@@ -286,6 +342,9 @@ class _Words:
     def card(self, c: int) -> str:
         return self.kb.deck[c].name
 
+    def tag(self, source: str | None) -> str:
+        return _tag(source, self.cite)
+
     def cards(self, cards: Sequence[int]) -> str:
         return "{" + ", ".join(self.card(c) for c in cards) + "}"
 
@@ -333,7 +392,7 @@ class _Words:
         sources = {source for _, source in items}
         if when and len(sources) == 1:
             source = sources.pop()
-            return [(card, None) for card, _ in items], when + ("" if source == named else _tag(source))
+            return [(card, None) for card, _ in items], when + ("" if source == named else self.tag(source))
         return [(card, None if source == named else source) for card, source in items], when
 
     def _listed(self, items: list[tuple[int, str | None]], word: str) -> str:
@@ -342,7 +401,7 @@ class _Words:
         parts: list[str] = []
         for i, (card, source) in enumerate(items):
             last_of_run = i == len(items) - 1 or items[i + 1][1] != source
-            parts.append(self.card(card) + (_tag(source) if last_of_run else ""))
+            parts.append(self.card(card) + (self.tag(source) if last_of_run else ""))
         return _join(parts, word)
 
     def constraint(self, c: Constraint) -> str:
@@ -405,8 +464,9 @@ def render(
     phrase: Phrase | None = None,
     places: Mapping[str, str] = DEFAULT_PLACES,
 ) -> str:
-    """One explanation as a sentence: "Hall is bob's: cy showed ann one of {...} (event 7); ..."."""
-    words = _Words(kb, places)
+    """One explanation as a sentence: "Hall is bob's: cy showed ann one of {...} (event 7: ann
+    suggested ...); ..." (events cited in words when ``phrase`` is a :class:`Phrasing` that cites)."""
+    words = _Words(kb, places, getattr(phrase, "cite", None))
     ordered = sorted(explanation.steps, key=lambda s: _event_number(s.source))
     clauses: list[tuple[float, str]] = []
     kept = _kept_by(explanation, ordered)
@@ -429,7 +489,7 @@ def render(
         if text is None:
             text = words.constraint(c)
         named = words.when(c.epoch)[1] if isinstance(c, Count | AtLeastOne) else None
-        clauses.append((_event_number(step.source), text + ("" if step.source == named else _tag(step.source))))
+        clauses.append((_event_number(step.source), text + ("" if step.source == named else words.tag(step.source))))
     for key, items in groups.items():
         kind, z, epoch = key
         text = words.at(items, z, epoch) if kind == "At" else words.not_at(items, z, epoch)

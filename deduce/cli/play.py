@@ -101,7 +101,13 @@ class Words:
             return self.text.action_text(self.game, action)
 
     def phraser(self, events: Sequence[Event]) -> Callable[..., Any] | None:
-        return self.text.phraser(self.game, events) if hasattr(self.text, "phraser") else None
+        """The hook ``why`` words constraints and cites events with, from this seat's view."""
+        if not hasattr(self.text, "phraser"):
+            return None
+        try:
+            return self.text.phraser(self.game, events, self.seat)
+        except TypeError:  # a wording module whose phraser takes no seat
+            return self.text.phraser(self.game, events)
 
     def status(self, observation: Observation) -> str:
         return self.text.status_text(self.game, observation) if hasattr(self.text, "status_text") else ""

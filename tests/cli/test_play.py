@@ -311,7 +311,7 @@ def test_the_barred_room_is_shown_and_named_when_suggested():
 def test_events_are_numbered_as_why_cites_them():
     code, out = play(["1", "events", "why red a", "quit"], "mafia-code", "--seed", "1", "--agents", "random")
     assert "    5. you guessed p1 holds red A: a hit, the card is revealed" in out
-    assert "red A is p1's: p1 holds red A (event 5)." in out
+    assert "red A is p1's: p1 holds red A (event 5: you guessed p1 holds red A: a hit, the card is revealed)." in out
 
 
 def test_a_separator_typed_as_a_word_is_skipped():
@@ -347,5 +347,5 @@ def test_an_alibi_hypothesis_question_is_typed_in_the_games_words():
     assert "you: ask p1 has seen Slim Slant / Morning + Auto / Front Seat + Smothering / Pillow" in out
     assert "you asked p1: how many of Slim Slant / Morning + Auto / Front Seat + Smothering / Pillow have you ever seen? answer" in out
     # the round's questions are over: the next typed question is refused in words, on one line
-    assert "error: ask p2 holds Gun + Rage: player 0 must choose cards to pass\n" in out
+    assert "error: ask p2 holds Gun + Rage: p0 must choose cards to pass\n" in out
     assert "error: unknown card, set or category 'Zzz'" in out

@@ -46,7 +46,8 @@ def test_the_chain_names_the_events_in_words(cpsat):
     kb, phrase = _hall(cpsat)
     hall = kb.card("Hall")
     assert why(kb, hall, cpsat, phrase) == (
-        "Hall is bob's: bob showed ann one of {Professor Plum, Rope, Hall} (event 1); "
+        "Hall is bob's: bob showed ann one of {Professor Plum, Rope, Hall} "
+        "(event 1: ann suggested Professor Plum, Rope, Hall: bob showed ann a card); "
         "bob holds neither Professor Plum (event 2) nor Rope (event 4)."
     )
 
@@ -72,10 +73,11 @@ def test_impossible_places_are_explained_one_by_one(cpsat):
     text = why(kb, kb.card("Candlestick"), cpsat, phraser(game, obs.events))
     lines = text.splitlines()
     assert lines[0] == "Candlestick may still be with bob or cy."
-    assert lines[1] == "Candlestick is not ann's: ann does not hold Candlestick (event 3)."
+    assert lines[1] == ("Candlestick is not ann's: ann does not hold Candlestick (event 3: cy suggested "
+                        "Professor Plum, Candlestick, Ballroom: ann has none of them; bob showed cy a card).")
     # the envelope holds one weapon, and the Wrench is nobody's: a rule joins the chain
     assert lines[2].startswith("Candlestick is not in the envelope: ")
-    assert "the envelope holds one weapon" in lines[2] and "Wrench (event 1)" in lines[2]
+    assert "the envelope holds one weapon" in lines[2] and "Wrench (event 1: ann suggested Mr. Green, Wrench, Lounge: bob has none of them" in lines[2]
 
 
 def test_hand_size_rules_are_said_in_words(cpsat):
@@ -122,7 +124,8 @@ def test_solve_why(capsys):
     code = main(["solve", str(EXAMPLE), "--why", "lou"])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert out.strip() == "Lounge is cy's: cy showed ann Lounge (event 1)."
+    assert out.strip() == ("Lounge is cy's: cy showed ann Lounge (event 1: ann suggested Mr. Green, Wrench, Lounge: "
+                           "bob has none of them; cy showed ann Lounge).")
     code = main(["solve", str(EXAMPLE), "--why", "mrs", "--solver", "exact"])
     _, err = capsys.readouterr()
     assert code == 2 and "ambiguous" in err and "Mrs. White" in err

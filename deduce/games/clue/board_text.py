@@ -7,10 +7,10 @@ board's actions and events; :func:`board_text` draws the board with every token 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from deduce.constraints import Constraint
 from deduce.errors import InvalidConfig
+from deduce.explain import Phrasing, event_citer
 from deduce.games.base import Action, Event, Observation
 from deduce.games.clue import text as clue_text
 from deduce.games.clue.board import render
@@ -85,9 +85,11 @@ def action_text(game: ClueGame, action: Action, observation: Observation | None 
     return clue_text.action_text(game, action)
 
 
-def phraser(game: ClueGame, events: Sequence[Event]) -> Callable[[Constraint, str | None], str | None]:
-    """The same wording hook as the board-less game (movement adds no constraints)."""
-    return clue_text.phraser(game, events)
+def phraser(game: ClueGame, events: Sequence[Event], you: int | None = None) -> Phrasing:
+    """The same wording hook as the board-less game (movement adds no constraints); events are
+    cited in the board's words."""
+    hook = clue_text.phraser(game, events, you)
+    return Phrasing(hook.phrase, event_citer(events, lambda event: event_text(game, event, you), clue_text.FACTS))
 
 
 def board_text(game: ClueGame, positions: Sequence[int], you: int | None = None) -> str:

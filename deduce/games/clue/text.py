@@ -9,9 +9,10 @@ Player names come from the game's config; ``you`` (a seat) is called "you" inste
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from deduce.constraints import At, AtLeastOne, Constraint, NotAll
+from deduce.explain import Phrasing, event_citer
 from deduce.games.base import Action, Event, Observation
 from deduce.games.clue.rules import (
     ENVELOPE,
@@ -118,6 +119,14 @@ def action_text(game: ClueGame, action: Action, observation: Observation | None 
     return repr(action)
 
 
+#: events that state a location outright (a hand, a logged card): a chain cites them by number alone
+FACTS = (CardAt, CardNotAt, Dealt)
+
+
+def _whose(name: str) -> str:
+    return "your" if name == "you" else f"{name}'s"
+
+
 def _and(parts: Sequence[str]) -> str:
     parts = list(parts)
     if len(parts) <= 1:
@@ -125,10 +134,11 @@ def _and(parts: Sequence[str]) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def phraser(game: ClueGame, events: Sequence[Event]) -> Callable[[Constraint, str | None], str | None]:
+def phraser(game: ClueGame, events: Sequence[Event], you: int | None = None) -> Phrasing:
     """The wording hook for :func:`deduce.explain.render`: constraints from suggestions and
-    accusations are said as what happened at the table."""
-    names = game.config.names
+    accusations are said as what happened at the table, and each cited event in words (from
+    seat ``you``'s point of view)."""
+    name = _Names(game, you)
 
     def phrase(c: Constraint, source: str | None) -> str | None:
         match = re.fullmatch(r"event (\d+)", source or "")
@@ -137,18 +147,18 @@ def phraser(game: ClueGame, events: Sequence[Event]) -> Callable[[Constraint, st
         event = events[int(match.group(1))]
         if isinstance(event, Suggestion):
             if isinstance(c, AtLeastOne) and c.loc in event.refuters:
-                return f"{names[c.loc]} showed {names[event.by]} one of {{{cards_text(game, c.cards)}}}"
+                return f"{name(c.loc)} showed {name(event.by)} one of {{{cards_text(game, c.cards)}}}"
             if isinstance(c, At) and c.loc in event.refuters:
-                return f"{names[c.loc]} showed {names[event.by]} {game.deck[c.card].name}"
+                return f"{name(c.loc)} showed {name(event.by)} {game.deck[c.card].name}"
         if isinstance(event, Accusation) and isinstance(c, NotAll):
-            return f"{names[event.by]}'s accusation of {cards_text(game, event.cards)} was wrong"
+            return f"{_whose(name(event.by))} accusation of {cards_text(game, event.cards)} was wrong"
         if isinstance(event, Accusation) and isinstance(c, At) and event.correct:
-            return f"{names[event.by]}'s accusation of {cards_text(game, event.cards)} was right"
+            return f"{_whose(name(event.by))} accusation of {cards_text(game, event.cards)} was right"
         if isinstance(event, EnvelopeSeen) and isinstance(c, At):
-            return f"{names[event.player]} saw {game.deck[c.card].name} in the envelope"
+            return f"{name(event.player)} saw {game.deck[c.card].name} in the envelope"
         return None
 
-    return phrase
+    return Phrasing(phrase, event_citer(events, lambda event: event_text(game, event, you), FACTS))
 
 
 def status_text(game: ClueGame, observation: Observation) -> str:

@@ -96,7 +96,7 @@ def test_a_clue_line_stands_for_log_events_and_is_worded_back():
     assert a.log()["events"][3] == {
         "type": "suggestion", "by": "ann", "cards": ["Ash", "Cord", "Garden"], "refuted_by": "bob", "shown": "Cord",
     }
-    assert "Cord is bob's: bob showed ann Cord (event 3)." in a.handle("why cord")
+    assert "Cord is bob's: bob showed ann Cord (event 3: ann suggested Ash, Cord, Garden: bob showed ann Cord)." in a.handle("why cord")
     assert a.handle("has env garden").startswith("event 4: Garden is in the envelope\n")
     assert a.handle("acc bob ash dart garden maybe") == "error: end an accusation with 'right' or 'wrong', not 'maybe'"
     assert len(a.log()["events"]) == 5

@@ -339,7 +339,7 @@ def test_illegal_actions_say_why() -> None:
     state.apply(Arrest(28))
     # p1 and p2 had nothing to arrest; p1 flipped cat 1 (eyes 0: kept) and is polled
     assert state.current_player == 1 and state.kept[1] == [1]
-    with pytest.raises(IllegalAction, match="already arrested by player 0"):
+    with pytest.raises(IllegalAction, match="already arrested by p0"):
         state.apply(Arrest(28))
     assert state.arrests == [28, None, None]
 
