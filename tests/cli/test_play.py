@@ -349,3 +349,46 @@ def test_an_alibi_hypothesis_question_is_typed_in_the_games_words():
     # the round's questions are over: the next typed question is refused in words, on one line
     assert "error: ask p2 holds Gun + Rage: p0 must choose cards to pass\n" in out
     assert "error: unknown card, set or category 'Zzz'" in out
+
+
+def _illegal(name, game, state):
+    """An action the seat to move may not take now, of the kind a person can type."""
+    from deduce.games.alibi.rules import PassCard
+    from deduce.games.alibi_adlung.rules import Decline as AdlungDecline
+    from deduce.games.checkpoint_charlie.rules import Arrest
+    from deduce.games.clue.intrigue import Decline
+    from deduce.games.crime_hotel.rules import Play
+    from deduce.games.mafia_code.rules import Guess
+
+    me = state.current_player
+    if name == "clue":
+        return Decline()
+    if name == "alibi":
+        return PassCard(min(state.hands[me]))
+    if name == "alibi-adlung":
+        return AdlungDecline()
+    if name == "mafia-code":
+        return Guess(me, 0)
+    if name == "checkpoint-charlie":
+        return Arrest(0)
+    hand = state.observation(me).hand
+    return Play(next(c for c in range(len(game.deck)) if c not in hand))
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_engine_refusals_name_the_seat(name):
+    """What a person reads when the engine refuses an action names the seat ('ann must ...'),
+    never 'player 0'; the refusal still raises IllegalAction for research code."""
+    from deduce.errors import IllegalAction
+
+    game = deduce.make(name)
+    names = ("ann", "bob", "cy", "dee", "eve", "fay")[: game.num_players]
+    game = deduce.make(name, player_names=names)
+    state = game.new_initial_state(1)
+    action = _illegal(name, game, state)
+    assert action not in state.legal_actions()
+    reason = state.explain_illegal(action)
+    assert names[state.current_player] in reason, reason
+    assert re.search(r"\bplayer \d", reason) is None and bare_indices(reason.split(": ", 1)[-1]) == [], reason
+    with pytest.raises(IllegalAction, match=names[state.current_player]):
+        state.apply(action)
