@@ -36,12 +36,13 @@ from deduce.apps.tournament.worker import (
     play_chunk,
     play_scheduled,
     read_trace,
+    warm,
 )
 from deduce.errors import DeduceError
 
 __all__ = [
     "BackendName", "RayUnavailable", "run_games", "default_workers", "resolve_backend", "ray_address",
-    "chunk_size", "CONNECT_TIMEOUT", "placements",
+    "chunk_size", "CONNECT_TIMEOUT", "placements", "WarmPool",
 ]
 
 
@@ -90,19 +91,26 @@ def run_games(
     workers: int,
     address: str | None = None,
     connect_timeout: float | None = None,
+    pool: WarmPool | None = None,
 ) -> Iterator[Rows]:
     """Yield the rows of each game of ``specs`` as it finishes.
 
     ``address`` (or ``RAY_ADDRESS``) is a Ray cluster for the ``ray`` backend; connecting gives
-    up after ``connect_timeout`` seconds (default :data:`CONNECT_TIMEOUT`) with one line."""
+    up after ``connect_timeout`` seconds (default :data:`CONNECT_TIMEOUT`) with one line.
+    ``pool`` (processes backend) is a :class:`WarmPool` started earlier; it is used and closed."""
+    if pool is not None and backend is not BackendName.PROCESSES:
+        pool.close()
+        pool = None
     if not specs:
+        if pool is not None:
+            pool.close()
         return iter(())
     if backend is BackendName.SERIAL or (backend is BackendName.AUTO and workers <= 1):
         return (play_scheduled(setup, spec) for spec in specs)
     if backend is BackendName.AUTO:
         return _auto(setup, specs, workers)
     if backend is BackendName.PROCESSES:
-        return _processes(setup, specs, workers)
+        return _processes(setup, specs, workers, pool)
     if backend is BackendName.RAY:
         return _ray(setup, specs, workers, address, CONNECT_TIMEOUT if connect_timeout is None else connect_timeout)
     raise DeduceError(f"unknown backend {backend!r}")  # pragma: no cover
@@ -200,7 +208,40 @@ def _exit_at_once() -> None:
     os._exit(0)
 
 
-def _processes(setup: Setup, specs: Sequence[GameSpec], workers: int) -> Iterator[Rows]:
+class WarmPool:
+    """Pool workers started, and warmed (:func:`~deduce.apps.tournament.worker.warm`), before
+    the run needs them: a spawned worker spends seconds importing and loading compiled kernels,
+    which ``Tournament.run`` overlaps with its own check of the agents instead of paying after.
+    Used (and closed) by the first pool of :func:`run_games`; :meth:`close` it if the run stops
+    before."""
+
+    def __init__(self, setup: Setup, workers: int) -> None:
+        self.workers = max(1, workers)
+        self.executor = ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_warm_worker, initargs=(os.getpid(), setup),
+        )
+        for _ in range(self.workers):  # a pool spawns a worker per submit while none is idle
+            self.executor.submit(_ready)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _ready() -> bool:
+    return True
+
+
+def _start_warm_worker(parent: int, setup: Setup) -> None:
+    """Initializer of a :class:`WarmPool` worker: die with the parent, then warm up. Only the
+    first pool of a run warms: an agent that kills its process while warming breaks that pool,
+    and the replays (plain workers, one game each) charge the death to its seat."""
+    _die_with_parent(parent)
+    warm(setup)
+
+
+def _processes(setup: Setup, specs: Sequence[GameSpec], workers: int,
+               pool: WarmPool | None = None) -> Iterator[Rows]:
     """A pool of fresh (spawned) interpreters: safe whatever threads the parent runs (BLAS,
     Arrow, Ray), at the price of the usual rule that a script must guard its entry point with
     ``if __name__ == "__main__":``.
@@ -212,7 +253,8 @@ def _processes(setup: Setup, specs: Sequence[GameSpec], workers: int) -> Iterato
     alone: list[GameSpec] = []  # games of a broken chunk, replayed one per task
     with tempfile.TemporaryDirectory(prefix="deduce-trace-") as trace:
         while chunks or alone:
-            lost = yield from _pool_run(setup, chunks, alone, workers, trace)
+            lost = yield from _pool_run(setup, chunks, alone, workers, trace, pool)
+            pool = None
             for spec, died in lost:
                 if died is not None:
                     yield crash_rows(setup, spec, died[0], died[1])
@@ -222,6 +264,7 @@ def _processes(setup: Setup, specs: Sequence[GameSpec], workers: int) -> Iterato
 
 def _pool_run(
     setup: Setup, chunks: _Chunker, alone: list[GameSpec], workers: int, trace: str,
+    warm_pool: WarmPool | None = None,
 ) -> Iterator[Rows]:
     """Run chunks in one pool until done or broken; returns the games a broken pool lost, each
     with ``(seat, message)`` when it is known to have killed its worker playing alone."""
@@ -233,8 +276,13 @@ def _pool_run(
     workers = 1 if solo else max(1, min(workers, len(chunks.pending)))
     in_flight: dict[Future[ChunkResult], list[GameSpec]] = {}
     lost: list[tuple[GameSpec, tuple[int, str] | None]] = []
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent,
-                               initargs=(os.getpid(),))
+    if warm_pool is not None and not solo:
+        pool, workers = warm_pool.executor, warm_pool.workers
+    else:
+        if warm_pool is not None:
+            warm_pool.close()
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_die_with_parent,
+                                   initargs=(os.getpid(),))
     broken = False
 
     def submit() -> None:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from deduce.apps.tournament.backends import BackendName, default_workers, resolve_backend, run_games
+from deduce.apps.tournament.backends import BackendName, WarmPool, default_workers, resolve_backend, run_games
 from deduce.apps.tournament.results import TournamentResults
 from deduce.apps.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule, labelled
 from deduce.apps.tournament.store import (
@@ -234,48 +234,61 @@ class Tournament:
         existing = store.read_config() if store is not None else None
         finished = (existing is not None and existing.get("status") == "complete"
                     and int(existing.get("games_recorded", 0)) >= self.games)
+        pool = None
         if specs and not finished:  # before the directory is touched
-            self.check_agents()
-        with store.lock() if store is not None else nullcontext():
-            done = self._prepare(store) if store is not None else set()
-            todo = [s for s in specs if s.game_id not in done]
-            recorded = len(done)
-            backend = self.backend
-            rows: list[dict[str, Any]] = []
-            played = 0
-            watch = _ForfeitWatch(self.schedule, [s.label for s in self.specs], len(specs))
-            status = "complete"
+            if self.backend is BackendName.PROCESSES:  # workers start up while the agents are checked
+                pool = WarmPool(self.setup, min(self.workers, len(specs)))
             try:
-                for game_rows in self._progress(run_games(backend, self.setup, todo, self.workers, self.address,
-                                                          self.connect_timeout),
-                                                total=len(specs), initial=len(specs) - len(todo)):
-                    played += 1
-                    if store is not None:
-                        store.append(game_rows)
-                    else:
-                        rows.extend(game_rows)
-                    stop = watch.add(game_rows)
-                    if stop:
-                        status = "stopped"
-                        raise AllForfeited(stop)
-            except KeyboardInterrupt:
-                status = "interrupted"
-                raise Interrupted(
-                    f"interrupted after {played} new games; {recorded + played} of {len(specs)} recorded",
-                    recorded + played, len(specs),
-                ) from None
+                self.check_agents()
             except BaseException:
-                status = "stopped" if status == "stopped" else "failed"
+                if pool is not None:
+                    pool.close()
                 raise
-            finally:
-                if store is not None:
-                    store.flush()  # an interrupted run keeps every finished game
-                    if status != "complete":
-                        self._finish(store, backend, status, compact=False)
-            if store is None:
-                config = self._config(backend, "complete", games_recorded=played)
-                return TournamentResults(rows_to_frame(rows), config, None, played)
-            frame = self._finish(store, backend, "complete", compact=True)
+        try:
+            with store.lock() if store is not None else nullcontext():
+                done = self._prepare(store) if store is not None else set()
+                todo = [s for s in specs if s.game_id not in done]
+                recorded = len(done)
+                backend = self.backend
+                rows: list[dict[str, Any]] = []
+                played = 0
+                watch = _ForfeitWatch(self.schedule, [s.label for s in self.specs], len(specs))
+                status = "complete"
+                try:
+                    games = run_games(backend, self.setup, todo, self.workers, self.address, self.connect_timeout, pool)
+                    pool = None  # run_games owns it now
+                    for game_rows in self._progress(games,
+                                                    total=len(specs), initial=len(specs) - len(todo)):
+                        played += 1
+                        if store is not None:
+                            store.append(game_rows)
+                        else:
+                            rows.extend(game_rows)
+                        stop = watch.add(game_rows)
+                        if stop:
+                            status = "stopped"
+                            raise AllForfeited(stop)
+                except KeyboardInterrupt:
+                    status = "interrupted"
+                    raise Interrupted(
+                        f"interrupted after {played} new games; {recorded + played} of {len(specs)} recorded",
+                        recorded + played, len(specs),
+                    ) from None
+                except BaseException:
+                    status = "stopped" if status == "stopped" else "failed"
+                    raise
+                finally:
+                    if store is not None:
+                        store.flush()  # an interrupted run keeps every finished game
+                        if status != "complete":
+                            self._finish(store, backend, status, compact=False)
+                if store is None:
+                    config = self._config(backend, "complete", games_recorded=played)
+                    return TournamentResults(rows_to_frame(rows), config, None, played)
+                frame = self._finish(store, backend, "complete", compact=True)
+        finally:
+            if pool is not None:  # the run stopped before run_games took the workers
+                pool.close()
         frame = frame[frame["game_id"] < self.games].reset_index(drop=True)
         results = TournamentResults(frame, store.read_config() or {}, self.out, played)
         if played or not (self.out / "summary.json").exists():

@@ -25,7 +25,7 @@ from deduce.play import Failure, GameRecord, GameRun, RandomPlayer, play_game
 
 __all__ = [
     "Setup", "play_scheduled", "play_chunk", "crash_rows", "record_rows", "build_agent", "check_agent",
-    "fingerprint", "COLUMNS", "TIMING_COLUMNS",
+    "fingerprint", "warm", "COLUMNS", "TIMING_COLUMNS",
 ]
 
 #: The results table, one row per (game, seat), in this column order.
@@ -130,6 +130,19 @@ def check_agent(spec: AgentSpec, name: str, game: Game, deal_seed: int, move_tim
         raise DeduceError(f"agent {spec.label!r} failed its first decision: {type(exc).__name__}: {exc}") from None
     if run.failure is not None and run.failure.kind != "timeout":  # a Forfeit raised on purpose
         raise DeduceError(f"agent {spec.label!r} forfeited its first decision: {run.failure.message}")
+
+
+def warm(setup: Setup) -> None:
+    """Play each agent's first decision once, to load what it uses (its modules, compiled
+    kernels, solver caches): a pool worker started ahead of the run does this while the parent
+    checks the agents, instead of on its first game. Nothing is reported from here: a failure
+    is the games' to record, where it is charged to its seat."""
+    game = _game(setup.game, setup.config)
+    for spec in setup.agents:
+        try:
+            check_agent(spec, setup.game, game, 0, setup.move_time_limit)
+        except BaseException:  # noqa: BLE001 - the games report it; an agent may raise anything
+            pass
 
 
 def play_scheduled(setup: Setup, spec: GameSpec) -> list[dict[str, Any]]:

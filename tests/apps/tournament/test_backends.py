@@ -122,6 +122,37 @@ def test_pool_workers_skip_the_interpreter_teardown(tmp_path, fast):
     assert marker.exists() is not fast
 
 
+def _warmed() -> tuple[bool, bool]:
+    """In a worker: is racer's module loaded, and has a compiled kernel of the exact counter
+    been loaded (where numba is installed; else True)?"""
+    kernels = sys.modules.get("solvers._exact_kernels")
+    forward = getattr(kernels, "_forward", None)
+    compiled = forward is None and kernels is not None or bool(getattr(forward, "signatures", ()))
+    return "agents.clue.deduction" in sys.modules, compiled
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_warm_pool_has_loaded_the_agents_before_its_first_game(warm):
+    """A WarmPool's worker plays each agent's first decision while the parent checks the agents,
+    so its first game does not pay the imports and kernel loading (the control: a plain worker)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from deduce.apps.tournament.backends import WarmPool, _die_with_parent
+
+    specs = (AgentSpec("racer"), AgentSpec("random"), AgentSpec("random", label="random2"))
+    setup = Setup.create("clue", {"num_players": 3}, specs, None, run_id="t")
+    if warm:
+        executor = WarmPool(setup, 1).executor
+    else:
+        executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=_die_with_parent, initargs=(os.getpid(),))
+    try:
+        assert executor.submit(_warmed).result(timeout=300) == (warm, warm)
+    finally:
+        executor.shutdown()
+
+
 def test_chunks_follow_game_time():
     assert chunk_size(None, 100, 2) == 1  # nothing timed yet
     assert chunk_size(0.04, 1000, 2) == 50  # 2 s of 40 ms games
