@@ -27,6 +27,7 @@ import numpy as np
 
 from deduce.knowledge import KnowledgeBase
 from solvers.exact_dp import DEFAULT_LIMIT, Plan, Problem, problem_from_kb, simplify
+from solvers.question_lattice import question_matrices
 
 __all__ = [
     "MEASURES",
@@ -37,6 +38,7 @@ __all__ = [
     "expected_information",
     "certainty_chance",
     "score_questions",
+    "score_questions_by_blocks",
     "score_questions_per_class",
     "entropy_bits",
     "location_entropy",
@@ -389,6 +391,56 @@ def score_questions(
     """Expected information gain of every question, scoring one per symmetry class.
 
     Questions whose cards have, slot by slot, the same :func:`card_classes` signature get the
+    same score. ``leak_weight`` w scores I(X; answer) - w I(X; who refuted); ``measure`` is one
+    of :data:`MEASURES` (see :func:`score_questions_by_blocks`).
+
+    Why it is fast: every question at once from one DP over the locations in refutation order
+    (:mod:`solvers.question_lattice`: forward and backward passes over the multisets of card
+    classes placed, then one table look-up per question); where that does not apply (numba
+    missing, a constraint across locations, a lattice too big) it is
+    :func:`score_questions_by_blocks`. Same numbers either way (to float rounding)."""
+    if measure not in MEASURES:
+        raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
+    p = problem_from_kb(kb) if isinstance(kb, KnowledgeBase) else kb
+    qs = [tuple(q) for q in questions]
+    sig = card_classes(p, preferred)
+    if sig is None:
+        return {q: 0.0 for q in qs}
+    q_simple = simplify(p)
+    assert q_simple is not None
+    pref = {z: set(cs) for z, cs in (preferred or {}).items()}
+    reps = _class_representatives(qs, sig)
+    keys = [key for key in reps if any(s[0] == "free" for s in key)]  # the rest: answers known
+    done: dict[tuple, float] = {key: 0.0 for key in reps}
+    if keys:
+        found = question_matrices(q_simple, loc, [reps[k] for k in keys], list(responders), pref, dict(enumerate(sig)))
+        if found is None:
+            return score_questions_by_blocks(p, loc, qs, responders, preferred, limit, leak_weight, measure)
+        mats, lgm = found
+        nresp, width = len(responders), len(next(iter(reps.values())))
+        public = None
+        if leak_weight:
+            rows = mats[:, :-1].reshape(len(keys), nresp, width, -1).sum(axis=2)
+            public = np.concatenate([rows, mats[:, -1:]], axis=1)
+        done.update(zip(keys, _batched_gain(mats, public, lgm, leak_weight, measure).tolist(), strict=True))
+    return {q: done[tuple(sig[k] for k in q)] for q in qs}
+
+
+def score_questions_by_blocks(
+    kb: KnowledgeBase | Problem,
+    loc: int,
+    questions: Iterable[Sequence[int]],
+    responders: Sequence[int],
+    preferred: Mapping[int, Iterable[int]] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    leak_weight: float = 0.0,
+    measure: str = "shannon",
+) -> dict[tuple[int, ...], float]:
+    """Expected information gain of every question by shared tracked DP passes (what
+    :func:`score_questions` did before the refutation-order lattice; its fallback, and the
+    comparison in ``benchmarks.clue_questions``), scoring one per symmetry class.
+
+    Questions whose cards have, slot by slot, the same :func:`card_classes` signature get the
     same score (a symmetry of the problem maps one to the other). ``leak_weight`` w scores
     I(X; answer) - w I(X; who refuted): the second term is what every other player learns.
     ``measure="hartley"`` scores the expected fall of log2(number of possible card sets at
@@ -573,36 +625,46 @@ class _Table:
         return out
 
 
-def _row_uncertainty(mat: np.ndarray, lgm: np.ndarray, measure: str) -> tuple[np.ndarray, np.ndarray]:
-    """(mass, uncertainty) of every row with mass (rows: answers, columns: envelope groups)."""
-    mass = mat.sum(axis=1)
+def _uncertainty(w: np.ndarray, lgm: np.ndarray, measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """(mass, uncertainty) of every row along the last axis (columns: envelope groups with
+    log2 multiplicities ``lgm``, broadcast); rows without mass get uncertainty 0."""
+    mass = w.sum(axis=-1)
     live = mass > 0
-    m, w = mass[live], mat[live]
+    safe = np.where(live, mass, 1.0)
     nz = w > 0
+    lgm = np.broadcast_to(lgm, w.shape)
     if measure == "accuracy":
-        best = np.where(nz, w / np.exp2(lgm)[None, :], 0.0).max(axis=1)
-        return m, 1.0 - best / m
+        best = np.where(nz, w / np.exp2(lgm), 0.0).max(axis=-1)
+        return mass, np.where(live, 1.0 - best / safe, 0.0)
     if measure == "hartley":
-        top = np.where(nz, lgm[None, :], -np.inf).max(axis=1)
-        return m, top + np.log2(np.where(nz, np.exp2(lgm[None, :] - top[:, None]), 0.0).sum(axis=1))
-    pr = w / m[:, None]
+        top = np.where(nz, lgm, -np.inf).max(axis=-1)
+        top = np.where(live, top, 0.0)
+        spread = np.where(nz, np.exp2(lgm - top[..., None]), 0.0).sum(axis=-1)
+        return mass, np.where(live, top + np.log2(np.where(live, spread, 1.0)), 0.0)
+    pr = w / safe[..., None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(nz, pr * (np.log2(np.where(nz, pr, 1.0)) - lgm[None, :]), 0.0)
-    return m, -terms.sum(axis=1)
+        terms = np.where(nz, pr * (np.log2(np.where(nz, pr, 1.0)) - lgm), 0.0)
+    return mass, -terms.sum(axis=-1)
+
+
+def _batched_gain(mats: np.ndarray, public: np.ndarray | None, lgm: np.ndarray, leak_weight: float, measure: str) -> np.ndarray:
+    """:meth:`Outcomes.gain` of each answers-by-groups matrix ``mats[i]`` (and its who-refuted
+    rows ``public[i]``), with ``lgm[i]`` the groups' log2 multiplicities."""
+    total = mats.sum(axis=(-2, -1))
+    safe = np.where(total > 0, total, 1.0)
+    lg = lgm[..., None, :]
+    _, h0 = _uncertainty(mats.sum(axis=-2), lgm, measure)
+    m, h = _uncertainty(mats, lg, measure)
+    gain = np.maximum(h0 - (m / safe[..., None] * h).sum(axis=-1), 0.0)
+    if leak_weight and public is not None:
+        m, h = _uncertainty(public, lg, measure)
+        gain = gain - leak_weight * np.maximum(h0 - (m / safe[..., None] * h).sum(axis=-1), 0.0)
+    return np.where(total > 0, gain, 0.0)
 
 
 def _matrix_gain(mat: np.ndarray, public: np.ndarray | None, lgm: np.ndarray, leak_weight: float, measure: str) -> float:
     """:meth:`Outcomes.gain` from the answers-by-groups matrix (and who-refuted rows)."""
-    total = mat.sum()
-    if not total:
-        return 0.0
-    _, h0 = _row_uncertainty(mat.sum(axis=0, keepdims=True), lgm, measure)
-    m, h = _row_uncertainty(mat, lgm, measure)
-    gain = max(float(h0[0]) - float((m / total * h).sum()), 0.0)
-    if not leak_weight or public is None:
-        return gain
-    m, h = _row_uncertainty(public, lgm, measure)
-    return gain - leak_weight * max(float(h0[0]) - float((m / total * h).sum()), 0.0)
+    return float(_batched_gain(mat[None], None if public is None else public[None], lgm[None], leak_weight, measure)[0])
 
 
 def score_questions_per_class(

@@ -241,7 +241,8 @@ def test_accuracy_gain_matches_brute_force(players, seed, steps):
         assert abs(outcomes(kb, env, q, responders, pref).gain(0.5, "accuracy") - private) < 1e-9
         assert abs(leaky[q] - private) < 1e-9
     envelopes = {tuple(c for c, loc in enumerate(w) if loc == env) for w in worlds}
-    assert (max(scores.values()) > 0) == (len(envelopes) > 1)
+    if len(envelopes) == 1:  # settled: nothing to gain (the gain can be 0 otherwise too: the
+        assert max(scores.values()) == 0  # most likely envelope may stay so after every answer)
 
 
 def test_unknown_measure_is_refused():

@@ -1,0 +1,587 @@
+"""Joint counts of (first refuter, cards it holds among the named ones, target location's card
+set) for every Clue-style question at once, by a DP over the locations in refutation order.
+
+Why this works: when every constraint is local to one location (counts, clauses and not-alls
+each about one location's card set - true of Clue), a world is a partition of the free cards
+whose parts are each valid on their own. Placing the responders' hands in refutation order,
+the state is the multiset of card classes placed so far (cards of one class are
+interchangeable, so the state is a count per class; with every card in a class of its own it
+is the set of cards placed). The first refuter of a question is the first responder whose hand
+meets the named cards, so one forward pass (ways to give a given set to the first responders),
+one backward pass (ways to give a given set to the later responders and the other locations)
+and, per responder, the hands it may take, give every question's answer distribution jointly
+with the target's set: named cards in this responder's hand, the others outside the placed set.
+
+The per-question work is a table look-up: per responder, one kernel sums over the placed
+multisets and the target's class profiles the weights of every pattern "these named classes in
+this hand, those named classes outside" (an outer product over question slots), and
+:func:`question_matrices` turns the tables into answers-by-target-groups matrices.
+
+Needs numba (the ``fast`` extra): :data:`AVAILABLE` is False without it and callers fall back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from solvers.exact_dp import Problem
+
+__all__ = ["AVAILABLE", "MAX_STATES", "Lattice", "build", "question_matrices"]
+
+#: largest lattice (product over classes of class size + 1) the dense arrays may take.
+MAX_STATES = 1 << 19
+#: most class profiles one location may take before the lattice is refused.
+MAX_PROFILES = 50_000
+
+try:  # pragma: no cover - exercised only where numba is installed
+    from numba import njit
+except ImportError:  # pragma: no cover
+    AVAILABLE = False
+else:
+    AVAILABLE = True
+
+
+@dataclass
+class Lattice:
+    """A compiled problem: classes, their sizes and slots, and every location's valid profiles.
+
+    Profiles are stored sparse (CSR over ``(class, count)`` pairs) with their lattice index
+    ``sum(count * radix[class])``."""
+
+    cards: list[tuple[int, ...]]  # free cards per class
+    size: np.ndarray  # cards per class
+    radix: np.ndarray
+    states: int
+    slot: np.ndarray  # question slot of each class, -1 when never named
+    kidx: np.ndarray  # index of the class among its slot's classes
+    slot_classes: list[list[int]]
+    profiles: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]  # loc -> (index, ptr, cls, cnt)
+    targets: np.ndarray  # dense class counts of each valid target profile (rows)
+    class_of: dict[int, int]
+
+
+def build(q: Problem, loc: int, slot_of: Mapping[int, int], key_of: Mapping[int, tuple], slots: int) -> Lattice | None:
+    """The lattice of the simplified problem ``q`` (``None`` when it does not apply or is too
+    big): classes are the free cards with the same ``key_of`` signature and slot."""
+    for pairs in q.notalls:
+        if len({z for _, z in pairs}) != 1:
+            return None  # a constraint spanning locations: not a product over locations
+    free = [k for k, d in enumerate(q.dom) if d & (d - 1)]
+    groups: dict[tuple, list[int]] = {}
+    for k in free:
+        groups.setdefault((key_of[k], slot_of.get(k, -1)), []).append(k)
+    cards = [tuple(v) for v in groups.values()]
+    class_of = {k: c for c, cs in enumerate(cards) for k in cs}
+    size = np.array([len(cs) for cs in cards], dtype=np.int64)
+    radix = np.ones(len(cards), dtype=np.int64)
+    states = 1
+    for c, m in enumerate(size.tolist()):
+        radix[c] = states
+        states *= m + 1
+        if states > MAX_STATES:
+            return None
+    slot = np.array([slot_of.get(cs[0], -1) for cs in cards], dtype=np.int64)
+    slot_classes: list[list[int]] = [[] for _ in range(slots)]
+    kidx = np.full(len(cards), -1, dtype=np.int64)
+    for c, j in enumerate(slot.tolist()):
+        if j >= 0:
+            kidx[c] = len(slot_classes[j])
+            slot_classes[j].append(c)
+    profiles = {}
+    for z in range(q.num_locations):
+        found = _profiles(q, z, cards, class_of, size.tolist())
+        if found is None:
+            return None
+        idx = np.array([sum(n * int(radix[c]) for c, n in t) for t in found], dtype=np.int64)
+        ptr = np.zeros(len(found) + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([len(t) for t in found])
+        cls = np.array([c for t in found for c, _ in t], dtype=np.int64)
+        cnt = np.array([n for t in found for _, n in t], dtype=np.int64)
+        profiles[z] = (idx, ptr, cls, cnt)
+    idx, ptr, cls, cnt = profiles[loc]
+    targets = np.zeros((len(idx), len(cards)), dtype=np.int64)
+    for e in range(len(idx)):
+        targets[e, cls[ptr[e] : ptr[e + 1]]] = cnt[ptr[e] : ptr[e + 1]]
+    return Lattice(cards, size, radix, states, slot, kidx, slot_classes, profiles, targets, class_of)
+
+
+def _profiles(
+    q: Problem, z: int, cards: Sequence[tuple[int, ...]], class_of: Mapping[int, int], size: Sequence[int]
+) -> list[list[tuple[int, int]]] | None:
+    """Every class-count profile location ``z`` may receive (``None`` past MAX_PROFILES): counts
+    within bounds, every clause met, no not-all complete. Constraints hold whole classes."""
+    bit = 1 << z
+    allowed = [c for c, cs in enumerate(cards) if q.dom[cs[0]] & bit]
+    counts = [({class_of[k] for k in ks}, lo, hi) for ks, zz, lo, hi in q.counts if zz == z]
+    clauses = [{class_of[k] for k in ks} for ks, zz in q.clauses if zz == z]
+    notalls = [{class_of[k] for k, _ in pairs} for pairs in q.notalls if pairs[0][1] == z]
+    member = {c: [j for j, (cs, _, _) in enumerate(counts) if c in cs] for c in allowed}
+    out: list[list[tuple[int, int]]] = []
+    sums = [0] * len(counts)
+    chosen: list[tuple[int, int]] = []
+
+    def rec(i: int) -> bool:
+        if i == len(allowed):
+            if all(lo <= s for s, (_, lo, _) in zip(sums, counts, strict=True)):
+                have = {c for c, _ in chosen}
+                full = {c for c, n in chosen if n == size[c]}
+                if all(cl & have for cl in clauses) and all(not na <= full for na in notalls):
+                    out.append(list(chosen))
+                    if len(out) > MAX_PROFILES:
+                        return False
+            return True
+        c = allowed[i]
+        for n in range(size[c] + 1):
+            if any(sums[j] + n > counts[j][2] for j in member[c]):
+                break
+            for j in member[c]:
+                sums[j] += n
+            if n:
+                chosen.append((c, n))
+            ok = rec(i + 1)
+            if n:
+                chosen.pop()
+            for j in member[c]:
+                sums[j] -= n
+            if not ok:
+                return False
+        return True
+
+    return out if rec(0) else None
+
+
+def _binomials(n: int) -> np.ndarray:
+    table = np.zeros((n + 1, n + 1))
+    for a in range(n + 1):
+        for b in range(a + 1):
+            table[a, b] = comb(a, b)
+    return table
+
+
+if AVAILABLE:  # pragma: no branch
+
+    @njit(cache=True, nogil=True)
+    def _push(src, nz, tidx, tptr, tcls, tcnt, size, binom):  # type: ignore[no-untyped-def]
+        """dst[u + t] += src[u] * prod_c C(u_c + t_c, t_c): ways to give a specific set of profile
+        u + t to one more location (choosing which of its cards that location takes)."""
+        dst = np.zeros_like(src)
+        nc = size.shape[0]
+        dig = np.empty(nc, np.int64)
+        for ii in range(nz.shape[0]):
+            u = nz[ii]
+            f = src[u]
+            x = u
+            for c in range(nc):
+                dig[c] = x % (size[c] + 1)
+                x //= size[c] + 1
+            for t in range(tidx.shape[0]):
+                w = 1.0
+                ok = True
+                for p in range(tptr[t], tptr[t + 1]):
+                    c = tcls[p]
+                    nd = dig[c] + tcnt[p]
+                    if nd > size[c]:
+                        ok = False
+                        break
+                    w *= binom[nd, tcnt[p]]
+                if ok:
+                    dst[u + tidx[t]] += f * w
+        return dst
+
+    @njit(cache=True, nogil=True)
+    def _layer(fprev, vnz, tidx, tptr, tcls, tcnt, pnext, xd, xidx, top, size, binom,  # type: ignore[no-untyped-def]
+               slot, kidx, nk, sptr, scls, astride, ostride, with_empty, exact, out, inner):
+        """Adds one responder's answer weights to ``out[target profile, code]`` (see module doc):
+        per placed multiset v (after this responder) and target profile, g = ways to pick V
+        disjoint from the target times ways to complete; per hand profile t, the named classes
+        in the hand weigh t_c, the named classes outside weigh (cards of c outside V and target).
+        With ``exact`` (every weight an integer below 2**53, so float sums are exact), where V
+        holds fewer named classes than its complement, ``inner`` gets the weights with the
+        classes *inside* V weighing v_c instead (:func:`_outside` turns them into outside ones):
+        those do not depend on the target, so one vector per v serves every target.
+        Exactly three slots (unused ones have no classes)."""
+        nc = size.shape[0]
+        nx = xidx.shape[0]
+        ncode = ostride[3]
+        vd = np.empty(nc, np.int64)
+        hv = np.zeros(astride[3])
+        hlist = np.empty(astride[3], np.int64)
+        hcode = np.empty(astride[3], np.int64)  # the hand pattern's code in the output layout
+        hmask = np.empty(astride[3], np.int64)  # slots the hand pattern takes
+        gs = np.empty(nx)
+        es = np.empty(nx, np.int64)
+        oc = np.zeros((3, 64), np.int64)
+        of = np.ones((3, 64))
+        no = np.ones(3, np.int64)
+        ic = np.zeros((3, 64), np.int64)
+        icf = np.ones((3, 64))
+        ni = np.ones(3, np.int64)
+        pcode = np.empty(ncode, np.int64)
+        pval = np.empty(ncode)
+        for ii in range(vnz.shape[0]):
+            v = vnz[ii]
+            x = v
+            for c in range(nc):
+                vd[c] = x % (size[c] + 1)
+                x //= size[c] + 1
+            ne = 0
+            for e in range(nx):
+                ok = True
+                for c in range(nc):
+                    if vd[c] + xd[e, c] > size[c]:
+                        ok = False
+                        break
+                if not ok:
+                    continue
+                pw = pnext[top - v - xidx[e]]
+                if pw == 0.0:
+                    continue
+                g = pw
+                for c in range(nc):
+                    if vd[c]:
+                        g *= binom[size[c] - xd[e, c], vd[c]]
+                gs[ne] = g
+                es[ne] = e
+                ne += 1
+            if ne == 0:
+                continue
+            # hand weights per pattern of named classes in the hand
+            nh = 0
+            for t in range(tidx.shape[0]):
+                ok = True
+                base = 1.0
+                for p in range(tptr[t], tptr[t + 1]):
+                    if tcnt[p] > vd[tcls[p]]:
+                        ok = False
+                        break
+                    base *= binom[vd[tcls[p]], tcnt[p]]
+                if not ok:
+                    continue
+                f = fprev[v - tidx[t]]
+                if f == 0.0:
+                    continue
+                base *= f
+                no[0] = 1
+                no[1] = 1
+                no[2] = 1
+                for p in range(tptr[t], tptr[t + 1]):
+                    c = tcls[p]
+                    j = slot[c]
+                    if j >= 0:
+                        oc[j, no[j]] = 1 + kidx[c]
+                        of[j, no[j]] = tcnt[p]
+                        no[j] += 1
+                for p0 in range(no[0]):
+                    for p1 in range(no[1]):
+                        for p2 in range(no[2]):
+                            code = oc[0, p0] * astride[0] + oc[1, p1] * astride[1] + oc[2, p2] * astride[2]
+                            if hv[code] == 0.0:
+                                hlist[nh] = code
+                                nh += 1
+                            hv[code] += base * of[0, p0] * of[1, p1] * of[2, p2]
+            for h in range(nh):
+                code_a = hlist[h]
+                cc = 0
+                mk = 0
+                for j in range(3):
+                    a = (code_a // astride[j]) % (nk[j] + 1)
+                    if a > 0:
+                        cc += a * ostride[j]
+                        mk |= 1 << j
+                hcode[h] = cc
+                hmask[h] = mk
+            # named classes inside V, and (for the cost) outside V
+            cost_in = 0
+            cost_out = 0
+            nout = np.ones(3, np.int64)
+            for j in range(3):
+                ni[j] = 1
+                for r in range(sptr[j], sptr[j + 1]):
+                    c = scls[r]
+                    if vd[c] > 0:
+                        ic[j, ni[j]] = (nk[j] + 1 + kidx[c]) * ostride[j]
+                        icf[j, ni[j]] = vd[c]
+                        ni[j] += 1
+                    if vd[c] < size[c]:
+                        nout[j] += 1
+            for h in range(nh):
+                if hlist[h] == 0 and not with_empty:
+                    continue
+                a_in = 1
+                a_out = 1
+                for j in range(3):
+                    if not (hmask[h] >> j) & 1:
+                        a_in *= ni[j]
+                        a_out *= nout[j]
+                cost_in += a_in
+                cost_out += a_out
+            if exact and cost_in < cost_out:
+                npv = 0
+                for h in range(nh):
+                    if hlist[h] == 0 and not with_empty:
+                        continue
+                    n0 = 1 if hmask[h] & 1 else ni[0]
+                    n1 = 1 if hmask[h] & 2 else ni[1]
+                    n2 = 1 if hmask[h] & 4 else ni[2]
+                    wa = hv[hlist[h]]
+                    for p0 in range(n0):
+                        for p1 in range(n1):
+                            for p2 in range(n2):
+                                pcode[npv] = hcode[h] + ic[0, p0] + ic[1, p1] + ic[2, p2]
+                                pval[npv] = wa * icf[0, p0] * icf[1, p1] * icf[2, p2]
+                                npv += 1
+                for q in range(ne):
+                    row = inner[es[q]]
+                    g = gs[q]
+                    for k in range(npv):
+                        row[pcode[k]] += g * pval[k]
+            else:
+                for q in range(ne):
+                    e = es[q]
+                    g = gs[q]
+                    row = out[e]
+                    for j in range(3):
+                        no[j] = 1
+                        for r in range(sptr[j], sptr[j + 1]):
+                            c = scls[r]
+                            o = size[c] - xd[e, c] - vd[c]
+                            if o > 0:
+                                oc[j, no[j]] = (nk[j] + 1 + kidx[c]) * ostride[j]
+                                of[j, no[j]] = o
+                                no[j] += 1
+                    oc[0, 0] = 0
+                    oc[1, 0] = 0
+                    oc[2, 0] = 0
+                    of[0, 0] = 1.0
+                    of[1, 0] = 1.0
+                    of[2, 0] = 1.0
+                    for h in range(nh):
+                        if hlist[h] == 0 and not with_empty:
+                            continue
+                        n0 = 1 if hmask[h] & 1 else no[0]
+                        n1 = 1 if hmask[h] & 2 else no[1]
+                        n2 = 1 if hmask[h] & 4 else no[2]
+                        wa = g * hv[hlist[h]]
+                        cb = hcode[h]
+                        for p0 in range(n0):
+                            for p1 in range(n1):
+                                w1 = wa * of[0, p0] * of[1, p1]
+                                c1 = cb + oc[0, p0] + oc[1, p1]
+                                for p2 in range(n2):
+                                    row[c1 + oc[2, p2]] += w1 * of[2, p2]
+            for h in range(nh):
+                hv[hlist[h]] = 0.0
+            oc[0, 0] = 0
+            oc[1, 0] = 0
+            oc[2, 0] = 0
+            of[0, 0] = 1.0
+            of[1, 0] = 1.0
+            of[2, 0] = 1.0
+
+    @njit(cache=True, nogil=True)
+    def _group(qcls_row, e, om, xd, size, binom):  # type: ignore[no-untyped-def]
+        """(number of target card sets in the group, product of the named classes' outside
+        sizes) of target profile ``e`` with the named free cards of slots ``om`` in the target;
+        (0, 0) when no such set exists."""
+        nslot = qcls_row.shape[0]
+        mu = 1.0
+        for c in range(size.shape[0]):
+            mu *= binom[size[c], xd[e, c]]
+        den = 1.0
+        for j in range(nslot):
+            c = qcls_row[j]
+            inx = (om >> j) & 1
+            if c < 0:
+                if inx:
+                    return 0.0, 0.0
+                continue
+            k = xd[e, c] - inx
+            if k < 0 or k > size[c] - 1:
+                return 0.0, 0.0
+            mu = mu / binom[size[c], xd[e, c]] * binom[size[c] - 1, k]
+            if not inx:
+                den *= size[c] - xd[e, c]
+        return mu, den
+
+    @njit(cache=True, nogil=True)
+    def _columns(qcls, xd, size, binom):  # type: ignore[no-untyped-def]
+        """Groups per question (columns of its matrix)."""
+        nq, nslot = qcls.shape
+        out = np.zeros(nq, np.int64)
+        for qi in range(nq):
+            for e in range(xd.shape[0]):
+                for om in range(1 << nslot):
+                    mu, _ = _group(qcls[qi], e, om, xd, size, binom)
+                    if mu > 0.0:
+                        out[qi] += 1
+        return out
+
+    @njit(cache=True, nogil=True)
+    def _assemble(tables, qcls, qresp, qpref, xd, size, binom, nk, kidx, ostride, nresp, mats, lgm):  # type: ignore[no-untyped-def]
+        """Answers-by-groups matrices per question: a group is (target profile, which named
+        free cards are in the target), weighted by its number of card sets. ``qcls[q, j]``: the
+        class of slot j's named card, -1 when it is fixed (``qresp``: the responder position
+        holding it, -1 for none; ``qpref``: the responder prefers showing it)."""
+        nq, nslot = qcls.shape
+        nans = mats.shape[1]
+        for qi in range(nq):
+            first = nresp
+            for j in range(nslot):
+                if qcls[qi, j] < 0 and 0 <= qresp[qi, j] < first:
+                    first = qresp[qi, j]
+            last = first if first < nresp else nresp - 1
+            col = 0
+            for e in range(xd.shape[0]):
+                for om in range(1 << nslot):
+                    mu, den = _group(qcls[qi], e, om, xd, size, binom)
+                    if mu <= 0.0:
+                        continue
+                    lgm[qi, col] = np.log2(mu)
+                    for layer in range(last + 1):
+                        for sa in range(1 << nslot):
+                            if sa & om:
+                                continue
+                            bad = False
+                            code = 0
+                            for j in range(nslot):
+                                c = qcls[qi, j]
+                                if (sa >> j) & 1:
+                                    if c < 0:
+                                        bad = True
+                                        break
+                                    code += (1 + kidx[c]) * ostride[j]
+                                elif c >= 0 and not (om >> j) & 1:
+                                    code += (nk[j] + 1 + kidx[c]) * ostride[j]
+                            if bad:
+                                continue
+                            nobody = sa == 0 and first == nresp
+                            if sa == 0 and layer != first and not (nobody and layer == nresp - 1):
+                                continue
+                            val = tables[layer, e, code] / den * mu
+                            if val == 0.0:
+                                continue
+                            if nobody:
+                                mats[qi, nans - 1, col] += val
+                                continue
+                            npref = 0
+                            nheld = 0
+                            for j in range(nslot):
+                                if (sa >> j) & 1 or (qcls[qi, j] < 0 and qresp[qi, j] == layer):
+                                    nheld += 1
+                                    if qpref[qi, j]:
+                                        npref += 1
+                            share = val / (npref if npref else nheld)
+                            for j in range(nslot):
+                                if (sa >> j) & 1 or (qcls[qi, j] < 0 and qresp[qi, j] == layer):
+                                    if npref == 0 or qpref[qi, j]:
+                                        mats[qi, layer * nslot + j, col] += share
+                    col += 1
+
+
+def question_matrices(
+    q: Problem,
+    loc: int,
+    questions: Sequence[tuple[int, ...]],
+    responders: Sequence[int],
+    pref: Mapping[int, set[int]],
+    key_of: Mapping[int, tuple],
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per question, the matrix of answer weights (rows: responder position x slot of the card
+    shown, then "nobody") by target groups (columns), and log2 of each group's number of card
+    sets; ``None`` when the lattice does not apply (no numba, constraints across locations,
+    questions of mixed length or a card in two slots, a preferred card not fixed, too big).
+    ``q`` must be simplified; ``key_of[k]`` is free card k's symmetry signature."""
+    if not AVAILABLE or not questions or not responders:
+        return None
+    width = len(questions[0])
+    if any(len(x) != width for x in questions) or loc in responders or len(set(responders)) != len(responders):
+        return None
+    slot_of: dict[int, int] = {}
+    for x in questions:
+        for j, k in enumerate(x):
+            if slot_of.setdefault(k, j) != j:
+                return None
+    if any(q.dom[k] & (q.dom[k] - 1) for cs in pref.values() for k in cs):
+        return None
+    lat = build(q, loc, slot_of, key_of, width)
+    if width > 3 or lat is None or not lat.cards or max(len(sc) for sc in lat.slot_classes) > 60:
+        return None
+    size = lat.size
+    binom = _binomials(int(size.max()) + 1)
+    n = len(responders)
+    e0 = np.zeros(lat.states)
+    e0[0] = 1.0
+    forward = [e0]
+    for r in responders:
+        forward.append(_push(forward[-1], np.flatnonzero(forward[-1]), *lat.profiles[r], size, binom))
+    rest = e0
+    for z in range(q.num_locations):
+        if z != loc and z not in responders:
+            rest = _push(rest, np.flatnonzero(rest), *lat.profiles[z], size, binom)
+    backward = [rest] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        backward[i] = _push(backward[i + 1], np.flatnonzero(backward[i + 1]), *lat.profiles[responders[i]], size, binom)
+    nk = np.array([len(sc) for sc in lat.slot_classes] + [0] * (3 - width), dtype=np.int64)
+    astride = np.cumprod(np.r_[1, nk + 1]).astype(np.int64)
+    ostride = np.cumprod(np.r_[1, 2 * nk + 1]).astype(np.int64)
+    sptr = np.r_[0, np.cumsum(nk)].astype(np.int64)
+    scls = np.array([c for sc in lat.slot_classes for c in sc], dtype=np.int64)
+    position = {r: i for i, r in enumerate(responders)}
+    fixed = [(d.bit_length() - 1) if d & (d - 1) == 0 else -1 for d in q.dom]
+    qcls = np.full((len(questions), width), -1, dtype=np.int64)
+    qresp = np.full((len(questions), width), -1, dtype=np.int64)
+    qpref = np.zeros((len(questions), width), dtype=np.bool_)
+    empty_at = np.zeros(n, dtype=np.bool_)
+    empty_at[n - 1] = True
+    for i, x in enumerate(questions):
+        for j, k in enumerate(x):
+            if fixed[k] < 0:
+                qcls[i, j] = lat.class_of[k]
+            else:
+                qresp[i, j] = position.get(fixed[k], -1)
+                qpref[i, j] = k in pref.get(fixed[k], ())
+        held = [r for r in qresp[i].tolist() if r >= 0]
+        if held:
+            empty_at[min(held)] = True
+    xidx, _, _, _ = lat.profiles[loc]
+    top = lat.states - 1
+    tables = np.zeros((n, len(xidx), int(ostride[-1])))
+    inner = np.zeros((len(xidx), int(ostride[-1])))
+    total = float(sum(np.prod([comb(int(m), int(k)) for m, k in zip(size, row, strict=True)]) * backward[0][top - i]
+                      for row, i in zip(lat.targets, xidx, strict=True)))
+    exact = total * float(size.max()) ** width < 2.0**52
+    for i, r in enumerate(responders):
+        inner[:] = 0.0
+        _layer(forward[i], np.flatnonzero(forward[i + 1]), *lat.profiles[r], backward[i + 1], lat.targets, xidx, top,
+               size, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, tables[i], inner)
+        if exact:
+            tables[i] += _outside(inner, lat, nk)
+    cols = _columns(qcls, lat.targets, size, binom)
+    mats = np.zeros((len(questions), n * width + 1, max(int(cols.max()), 1)))
+    lgm = np.zeros((len(questions), mats.shape[2]))
+    _assemble(tables, qcls, qresp, qpref, lat.targets, size, binom, nk, lat.kidx, ostride, n, mats, lgm)
+    return mats, lgm
+
+
+def _outside(inner: np.ndarray, lat: Lattice, nk: np.ndarray) -> np.ndarray:
+    """Weights with named classes *outside* V from weights with them *inside* V: per slot, a
+    class c outside V and the target has (size_c - target_c) - v_c cards, so its entry is
+    (size_c - target_c) times the entry without the slot's condition minus the inside entry
+    (inclusion-exclusion, exact on integer weights below 2**53). ``inner[target, code]``."""
+    shape = [inner.shape[0]] + [int(2 * k + 1) for k in nk.tolist()][::-1]
+    t = inner.reshape(shape).copy()
+    nslot = len(nk)
+    for j, classes in enumerate(lat.slot_classes):
+        if not classes:
+            continue
+        axis = nslot - j
+        t = np.moveaxis(t, axis, 0)  # (slot codes, targets, other slots...)
+        k = len(classes)
+        room = (lat.size[classes][:, None] - lat.targets[:, classes].T).astype(float)  # (k, targets)
+        t[k + 1 :] = room.reshape((k, -1) + (1,) * (t.ndim - 2)) * t[0][None] - t[k + 1 :]
+        t = np.moveaxis(t, 0, axis)
+    return t.reshape(inner.shape)
