@@ -106,18 +106,20 @@ def measure_sampled(game_name: str, rivals: Sequence[str], simulations: int, dea
     import agents
     from deduce.apps.openspiel import load_game
     from deduce.apps.openspiel.bots import AgentBot
+    from deduce.apps.openspiel.chance import SeedDeal
+    from deduce.apps.openspiel.game import dealt
     from deduce.apps.openspiel.resample import resample
     from deduce.apps.tournament.stats import mean_ci, wilson
 
     entrants = ["openspiel-ismcts", *rivals]
-    game = load_game(game_name, players=len(entrants), rng_seed=seed)
+    game = load_game(game_name, players=len(entrants))
     n = game.num_players()
     rng = np.random.default_rng(seed)
     wins = {a: [] for a in entrants}
     by_deal: dict[str, list[list[float]]] = {a: [] for a in entrants}
     seconds = {a: [0.0, 0] for a in entrants}
     for _ in range(deals):
-        outcome = game.new_initial_state().chance_outcomes()[0][0]
+        deal_seed = SeedDeal.draw(rng)  # the same deal in every rotation
         for a in entrants:
             by_deal[a].append([])
         for rotation in range(n):
@@ -134,12 +136,15 @@ def measure_sampled(game_name: str, rivals: Sequence[str], simulations: int, dea
                 else:
                     bot = AgentBot(agents.get(a, game=game.deduce.name), seat, bot_seed)
                 bots[seat] = bot
-            state = game.new_initial_state()
-            state.apply_action(outcome)
+            state = dealt(game, deal_seed)
             for bot in bots:
                 if isinstance(bot, AgentBot):  # ISMCTSBot keeps no state between games
                     bot.restart_at(state)
             while not state.is_terminal():
+                if state.is_chance_node():  # the dice on Clue's board
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+                    continue
                 seat = state.current_player()
                 who = next(a for a, s in seat_of.items() if s == seat)
                 start = time.perf_counter()
@@ -172,15 +177,20 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
 
     import solvers
     from deduce.apps.openspiel import load_game
+    from deduce.apps.openspiel.chance import SeedDeal
+    from deduce.apps.openspiel.game import dealt
     from deduce.apps.openspiel.resample import WALK_ONLY, resample, resampling, total_variation
     from deduce.apps.openspiel.resample import walk as walk_resample
     from deduce.games.clue.rules import Accuse, Move, Suggest, ViewExtra
 
     game = load_game(game_name, players=3) if game_name in BOARD else load_game(game_name)
-    state = game.new_initial_state()
-    state.apply_action(state.chance_outcomes()[0][0])
     rng = np.random.default_rng(seed)
+    state = dealt(game, SeedDeal.draw(rng))
     for _ in range(moves):
+        if state.is_chance_node():  # the dice on Clue's board
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+            continue
         legal = state.legal_actions()
         if game_name in BOARD:
             acts = [game.actions.decode(a) for a in legal]

@@ -2,7 +2,10 @@
 
 The OpenSpiel state holds the engine's state (the truth) once the deal is over. Player actions
 are the game's declared numbering (:func:`deduce.actions.action_index`, from its
-``GameInfo.actions``); chance is the deal (:mod:`deduce.apps.openspiel.chance`). Returns are 1
+``GameInfo.actions``); chance is explicit (:mod:`deduce.apps.openspiel.chance`): the deal, and
+on Clue's board every roll of the dice. Serialisation is OpenSpiel's default for Python games
+(the history, and the state's attributes pickled), so a deserialised state is the same state,
+chance outcomes and a resampled hidden world included. Returns are 1
 for every seat the rules name a winner (``State.winners()``: tie-breaks included, a shared win
 pays each sharer) and 0 otherwise, so the game is general-sum with utilities in [0, 1]; a game
 cut off after ``max_game_length`` player moves ends with no winner.
@@ -10,8 +13,8 @@ cut off after ``max_game_length`` player moves ends with no winner.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,26 +23,27 @@ import pyspiel
 
 from deduce.actions import ActionIndex, action_index
 from deduce.apps.openspiel import params as P
-from deduce.apps.openspiel.chance import CardDeal, SeedDeal
+from deduce.apps.openspiel.chance import CardDeal, Dice, Rolled, SeedDeal
 from deduce.apps.openspiel.numbering import board_action_index
 from deduce.apps.openspiel.observer import DeduceObserver, knowledge_tensor
 from deduce.errors import IllegalAction, InvalidConfig
 from deduce.games.base import Action, Event, Game, Observation, State
-from deduce.games.clue.rules import ClueGame
+from deduce.games.clue.rules import ClueGame, Roll
 from deduce.games.registry import game_info, make
 
-__all__ = ["Registration", "REGISTRATIONS", "DeduceGame", "DeduceState", "short_name", "specification"]
+__all__ = ["Registration", "REGISTRATIONS", "DeduceGame", "DeduceState", "dealt", "short_name", "specification"]
 
 PREFIX = "python_deduce_"
 
 
 @dataclass(frozen=True)
 class Registration:
-    """One OpenSpiel game: the deduce game it plays and whether its chance is sampled."""
+    """One OpenSpiel game: the deduce game it plays and whether it deals by a seed
+    (:class:`~deduce.apps.openspiel.chance.SeedDeal`) or card by card."""
 
     short_name: str
     game: str
-    sampled: bool
+    seeded: bool
     #: parameters whose value this registration fixes (what the adapter cannot play yet)
     fixed: tuple[tuple[str, Any], ...] = ()
     long_name: str = ""
@@ -50,10 +54,11 @@ def short_name(game: str, suffix: str = "") -> str:
     return PREFIX + game.replace("-", "_") + (f"_{suffix}" if suffix else "")
 
 
-#: every registered OpenSpiel game. Clue without the board deals with explicit chance (its engine
-#: draws nothing after the deal); the other engines draw during play (Clue on the board rolls
-#: dice, the intrigue edition draws cards), so their chance is sampled. Clue on the board numbers
-#: its moves with :func:`deduce.apps.openspiel.numbering.board_action_index`.
+#: every registered OpenSpiel game. Clue without the board deals card by card (its engine draws
+#: nothing after the deal); the other engines draw during play (reshuffles, new rounds, the
+#: intrigue deck), so they deal by a seed, and Clue on the board rolls its dice at chance nodes
+#: of their own. Clue on the board numbers its moves with
+#: :func:`deduce.apps.openspiel.numbering.board_action_index`.
 REGISTRATIONS: tuple[Registration, ...] = (
     Registration(short_name("clue"), "clue", False, fixed=(("board_mode", "any_room"), ("edition", "classic")),
                  long_name="Clue (deduce, without the board)"),
@@ -78,7 +83,7 @@ def game_type(reg: Registration) -> pyspiel.GameType:
         short_name=reg.short_name,
         long_name=reg.long_name or reg.short_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=chance.SAMPLED_STOCHASTIC if reg.sampled else chance.EXPLICIT_STOCHASTIC,
+        chance_mode=chance.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -94,7 +99,7 @@ def game_type(reg: Registration) -> pyspiel.GameType:
 
 def specification(reg: Registration) -> dict[str, Any]:
     """The parameters of one registration with their defaults (the values it fixes included)."""
-    return {**P.defaults(game_info(reg.game).game, reg.sampled), **dict(reg.fixed)}
+    return {**P.defaults(game_info(reg.game).game), **dict(reg.fixed)}
 
 
 class DeduceGame(pyspiel.Game):
@@ -104,7 +109,7 @@ class DeduceGame(pyspiel.Game):
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         reg = self.registration
-        book = P.defaults(game_info(reg.game).game, reg.sampled)
+        book = P.defaults(game_info(reg.game).game)
         given = {**specification(reg), **dict(params or {})}
         for key, value in reg.fixed:
             if given.get(key) != value:
@@ -118,13 +123,16 @@ class DeduceGame(pyspiel.Game):
         #: the fixed action numbering (Clue on the board: its own, with the board's moves)
         board = isinstance(self.deduce, ClueGame) and self.deduce.board is not None
         self.actions: ActionIndex = board_action_index(self.deduce) if board else action_index(self.deduce)  # type: ignore[arg-type]
-        self.deal: CardDeal | SeedDeal = SeedDeal(self.deduce) if reg.sampled else CardDeal(self.deduce)  # type: ignore[arg-type]
-        self._seeds = np.random.default_rng(int(given.get(P.RNG_SEED, 0)))
+        self.deal: CardDeal | SeedDeal = SeedDeal(self.deduce) if reg.seeded else CardDeal(self.deduce)  # type: ignore[arg-type]
+        #: the latest state's legal action strings (:meth:`DeduceState._legal_texts`)
+        self.texts_cache: tuple[tuple[Any, ...], dict[int, str]] | None = None
+        #: the board's dice, rolled at a chance node after each ``Roll`` (None: no board)
+        self.dice: Dice | None = Dice(self.deduce.config.dice) if board else None  # type: ignore[attr-defined]
         probe = self.deduce.new_initial_state(0)
         self.tensor_size = int(knowledge_tensor(self.deduce, probe.observation(0), 0).size)
         info = pyspiel.GameInfo(
             num_distinct_actions=self.actions.size,
-            max_chance_outcomes=self.deal.max_outcomes,
+            max_chance_outcomes=max(self.deal.max_outcomes, self.dice.max_outcomes if self.dice else 0),
             num_players=self.deduce.num_players,
             min_utility=0.0,
             max_utility=1.0,
@@ -133,18 +141,17 @@ class DeduceGame(pyspiel.Game):
         super().__init__(game_type(reg), info, dict(given))
 
     def new_initial_state(self) -> DeduceState:
-        """A new game at its first chance node (a sampled deal draws its seed now)."""
-        seed = SeedDeal.draw(self._seeds) if isinstance(self.deal, SeedDeal) else None
-        return DeduceState(self, seed)
+        """A new game at its first chance node."""
+        return DeduceState(self)
 
-    def get_rng_state(self) -> str:
-        """The state of the generator that draws new games' seeds (OpenSpiel's sampled-chance
-        protocol: a state's own chance outcome is fixed when it is created)."""
-        return json.dumps(self._seeds.bit_generator.state)
+    def action_text(self, move: Action) -> str:
+        """A player action in the game's words (its wording module; else its ``repr``)."""
+        wording = game_info(self.deduce.name).wording
+        return wording(self.deduce).action_text(self.deduce, move) if wording is not None else repr(move)
 
-    def set_rng_state(self, rng_state: str) -> None:
-        """Restore :meth:`get_rng_state`'s value."""
-        self._seeds.bit_generator.state = json.loads(rng_state)
+    def max_chance_nodes_in_history(self) -> int:
+        """The deal's nodes, and on the board one roll per player move at most."""
+        return self.deal.length() + (self.max_moves if self.dice is not None else 0)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> DeduceObserver:
         """The observer: perfect recall -> information state; otherwise the observation."""
@@ -156,11 +163,14 @@ class DeduceGame(pyspiel.Game):
 
 @dataclass(frozen=True)
 class Step:
-    """One player move as it happened: who, the game action, and the events it caused."""
+    """One player move as it happened: who, the game action, the events it caused and, for a
+    roll on the board, the dice's chance outcome."""
 
     seat: int
     action: Action
     events: tuple[Event, ...]
+    #: the chance outcome the move drew (a roll's dice; None: it drew nothing at a node)
+    chance: int | None = None
 
 
 class _Engine:
@@ -179,17 +189,19 @@ class _Engine:
 
 
 class DeduceState(pyspiel.State):
-    """An OpenSpiel state of a deduce game: chance (the deal), then the engine's moves."""
+    """An OpenSpiel state of a deduce game: chance (the deal), then the engine's moves (on the
+    board, each ``Roll`` followed by the dice's chance node)."""
 
-    def __init__(self, game: DeduceGame, seed: int | None = None) -> None:
+    def __init__(self, game: DeduceGame) -> None:
         super().__init__(game)
         self.drawn: list[int] = []
-        self._seed = seed
         self._engine: _Engine | None = None
         self.truncated = False
         #: an engine state that the deal's last chance outcome starts instead of the deal's own
-        #: (resampling a sampled game: the same seed outcome, a redrawn hidden deal)
+        #: (resampling a seeded game: the same seed outcomes, a redrawn hidden deal)
         self.preset: State | None = None
+        #: the seat whose ``Roll`` waits for the dice's chance node (None: no roll pending)
+        self.rolling: int | None = None
 
     @property
     def _game(self) -> DeduceGame:
@@ -207,13 +219,21 @@ class DeduceState(pyspiel.State):
         """Every player move so far (resampling replays them)."""
         return [] if self._engine is None else self._engine.steps
 
+    @property
+    def seed(self) -> int | None:
+        """The engine seed a seeded deal dealt (None: a card-by-card deal, or not dealt yet)."""
+        game = self._game
+        if not isinstance(game.deal, SeedDeal) or self._engine is None:
+            return None
+        return SeedDeal.seed_of(self.history()[: game.deal.length()])
+
     def deduce_observation(self, player: int) -> Observation | None:
         """``player``'s deduce observation (None before the deal is over)."""
         return None if self._engine is None else self._engine.state.observation(player)
 
     # -- OpenSpiel's API --------------------------------------------------------------------
     def current_player(self) -> int:
-        if self._engine is None:
+        if self._engine is None or self.rolling is not None:
             return pyspiel.PlayerId.CHANCE
         if self.truncated or self._engine.state.is_terminal():
             return pyspiel.PlayerId.TERMINAL
@@ -224,15 +244,15 @@ class DeduceState(pyspiel.State):
 
     def _legal_actions(self, player: int) -> list[int]:
         engine = self.engine
-        if engine is None or self.is_terminal() or player != engine.current_player:
+        if engine is None or self.rolling is not None or self.is_terminal() or player != engine.current_player:
             return []
         return sorted(self._game.actions.encode(a) for a in engine.legal_actions())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.rolling is not None:
+            return self._game.dice.outcomes()  # type: ignore[union-attr]
         if self._engine is not None:
             return []
-        if isinstance(self._game.deal, SeedDeal):
-            return [(int(self._seed or 0), 1.0)]
         return self._game.deal.outcomes(self.drawn)
 
     def _apply_action(self, action: int) -> None:
@@ -248,20 +268,57 @@ class DeduceState(pyspiel.State):
         if self.is_terminal():
             raise IllegalAction(f"action {action}: the game is over")
         engine = self._engine.state
-        seat = int(engine.current_player)
-        move = game.actions.decode(int(action))
-        events = engine.apply(move)
-        self._engine.steps.append(Step(seat, move, tuple(events or ())))
+        if self.rolling is not None:  # the dice's chance node: the engine rolls these faces
+            faces = game.dice.faces(int(action))  # type: ignore[union-attr]
+            real = engine.rng  # type: ignore[attr-defined]
+            engine.rng = Rolled(real, faces)  # type: ignore[attr-defined]
+            try:
+                events = engine.apply(Roll())
+            finally:
+                engine.rng = real  # type: ignore[attr-defined]
+            self._engine.steps.append(Step(self.rolling, Roll(), tuple(events or ()), int(action)))
+            self.rolling = None
+        else:
+            seat = int(engine.current_player)
+            move = game.actions.decode(int(action))
+            if game.dice is not None and isinstance(move, Roll):
+                if move not in engine.legal_actions():
+                    raise IllegalAction(f"{move!r} is not legal now")
+                self.rolling = seat  # the dice's chance node comes next
+                return
+            events = engine.apply(move)
+            self._engine.steps.append(Step(seat, move, tuple(events or ())))
         if len(self._engine.steps) >= game.max_moves and not engine.is_terminal():
             self.truncated = True
 
     def _action_to_string(self, player: int, action: int) -> str:
         game = self._game
         if player == pyspiel.PlayerId.CHANCE:
+            if self._engine is not None:
+                return game.dice.label(int(action)) if game.dice is not None else f"chance outcome {action}"
             return game.deal.label(self.drawn, int(action))
-        move = game.actions.decode(int(action))
-        wording = game_info(game.deduce.name).wording
-        return wording(game.deduce).action_text(game.deduce, move) if wording is not None else repr(move)
+        return self._legal_texts().get(int(action)) or game.action_text(game.actions.decode(int(action)))
+
+    def _legal_texts(self) -> dict[int, str]:
+        """The strings of the legal actions now, unique among them (OpenSpiel asks that): where
+        the game's words say two actions alike (Adlung's three ``lay fat``, one per copy of the
+        card), each says what tells it apart (:func:`_told_apart`). Kept on the game for the
+        latest state asked about, as a player's strings are asked for one by one."""
+        game = self._game
+        key = (self.engine, len(self.steps), self.rolling)
+        cached = game.texts_cache
+        if cached is not None and len(cached[0]) == 3 and all(a is b for a, b in zip(cached[0], key, strict=True)):
+            return cached[1]
+        moves = {a: game.actions.decode(a) for a in self._legal_actions(self.current_player())} if self.current_player() >= 0 else {}
+        by_text: dict[str, list[int]] = {}
+        for a, move in moves.items():
+            by_text.setdefault(game.action_text(move), []).append(a)
+        texts: dict[int, str] = {}
+        for text, same in by_text.items():
+            suffixes = _told_apart(game.deduce, [moves[a] for a in same]) if len(same) > 1 else [""]
+            texts.update((a, f"{text} ({suffix})" if suffix else text) for a, suffix in zip(same, suffixes, strict=True))
+        game.texts_cache = (key, texts)
+        return texts
 
     def returns(self) -> list[float]:
         n = self._game.deduce.num_players
@@ -285,8 +342,27 @@ class DeduceState(pyspiel.State):
         if engine is None:
             return f"dealing: {len(self.drawn)} of {self._game.deal.length()} chance outcomes drawn"
         lines = [f"{type(s.action).__name__} by seat {s.seat}: {s.action!r}" for s in self.steps[-3:]]
-        who = "over" if self.is_terminal() else f"seat {engine.current_player} to act"
+        who = ("over" if self.is_terminal() else f"seat {self.rolling}'s dice to roll" if self.rolling is not None
+               else f"seat {engine.current_player} to act")
         return "\n".join([f"move {len(self.steps)}, {who}", *lines])
+
+
+def _told_apart(game: Game, moves: Sequence[Action]) -> list[str]:
+    """What tells apart moves the game's words say alike: the fields in which they differ,
+    card ids by their card names (``card=fat#2``), or the whole move where the kinds differ."""
+    if len({type(m) for m in moves}) > 1:
+        return [repr(m) for m in moves]
+    names = [f.name for f in dataclasses.fields(moves[0])
+             if len({repr(getattr(m, f.name)) for m in moves}) > 1]  # type: ignore[arg-type]
+
+    def value(field: str, v: Any) -> str:
+        if "card" in field and isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(game.deck):
+            return game.deck[v].name
+        if "card" in field and isinstance(v, tuple) and all(isinstance(c, int) and 0 <= c < len(game.deck) for c in v):
+            return "+".join(game.deck[c].name for c in v)
+        return str(v)
+
+    return [", ".join(f"{n}={value(n, getattr(m, n))}" for n in names) for m in moves]
 
 
 def _game_class(reg: Registration) -> type[DeduceGame]:
@@ -305,3 +381,16 @@ def register_all() -> dict[str, type[DeduceGame]]:
         if reg.short_name not in known:
             pyspiel.register_game(game_type(reg), cls)
     return classes
+
+
+def dealt(game: DeduceGame, seed: int, preset: State | None = None) -> DeduceState:
+    """A new state of a seeded game with engine seed ``seed`` dealt through its chance nodes;
+    ``preset`` (an engine state) starts the game instead of the seed's own deal (a resampled
+    hidden world under the same seed outcomes)."""
+    if not isinstance(game.deal, SeedDeal):
+        raise IllegalAction(f"{game.get_type().short_name} deals card by card, not by a seed")
+    state = game.new_initial_state()
+    state.preset = preset
+    for outcome in SeedDeal.outcomes_of(seed):
+        state.apply_action(outcome)
+    return state

@@ -4,9 +4,9 @@ OpenSpiel parameters are ``int``, ``float``, ``bool`` or ``str``. Every config f
 default of one of those types is a parameter of the same name and type (``num_players`` is
 called ``players``, OpenSpiel's usual name); every other field (tuples of names, optional
 values) is a ``str`` parameter holding JSON, where the empty string keeps the rule book's
-default: ``{"suspects": '["Plum", "Peacock", "Green"]'}``. Two parameters belong to the adapter:
-``max_game_length`` (player moves before the game is cut off with no winner) and, for games
-whose chance is sampled, ``rng_seed`` (seeds the deal seeds drawn at the chance node).
+default: ``{"suspects": '["Plum", "Peacock", "Green"]'}``. One parameter belongs to the adapter:
+``max_game_length`` (player moves before the game is cut off with no winner). There is no seed
+parameter: every chance node is explicit, so OpenSpiel (or the caller) draws its outcomes.
 """
 
 from __future__ import annotations
@@ -19,14 +19,12 @@ from typing import Any
 from deduce.errors import InvalidConfig, UnknownName
 from deduce.games.base import Game
 
-__all__ = ["PLAYERS", "MAX_GAME_LENGTH", "RNG_SEED", "defaults", "config_fields", "to_params"]
+__all__ = ["PLAYERS", "MAX_GAME_LENGTH", "defaults", "config_fields", "to_params"]
 
 #: OpenSpiel's name for ``num_players``
 PLAYERS = "players"
 #: player moves after which the adapter ends the game with no winner (every return 0)
 MAX_GAME_LENGTH = "max_game_length"
-#: seeds the deal seeds a sampled chance node draws
-RNG_SEED = "rng_seed"
 #: the default of ``max_game_length``: far beyond any game its engine lets finish (random play
 #: ends Alibi, the longest, in under 800 moves; every engine caps its turns)
 DEFAULT_MAX_GAME_LENGTH = 5000
@@ -38,7 +36,7 @@ def _name(field: str) -> str:
     return PLAYERS if field == "num_players" else field
 
 
-def defaults(game_class: type[Game], sampled: bool) -> dict[str, Any]:
+def defaults(game_class: type[Game]) -> dict[str, Any]:
     """The parameter specification of ``game_class``: every parameter with its default."""
     config = game_class.config_class()
     spec: dict[str, Any] = {}
@@ -46,8 +44,6 @@ def defaults(game_class: type[Game], sampled: bool) -> dict[str, Any]:
         value = getattr(config, f.name)
         spec[_name(f.name)] = value if isinstance(value, _SCALARS) else ""
     spec[MAX_GAME_LENGTH] = DEFAULT_MAX_GAME_LENGTH
-    if sampled:
-        spec[RNG_SEED] = 0
     return spec
 
 
@@ -64,7 +60,7 @@ def config_fields(game_class: type[Game], params: Mapping[str, Any]) -> dict[str
     known = {_name(f.name): f.name for f in dataclasses.fields(config)}
     out: dict[str, Any] = {}
     for key, value in params.items():
-        if key in (MAX_GAME_LENGTH, RNG_SEED):
+        if key == MAX_GAME_LENGTH:
             continue
         field = known.get(key)
         if field is None:

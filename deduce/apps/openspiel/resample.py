@@ -75,7 +75,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from deduce.apps.openspiel.chance import CardDeal, SeedDeal
+from deduce.apps.openspiel.chance import CardDeal
+from deduce.apps.openspiel.game import dealt
 from deduce.apps.openspiel.observer import event_words, information_string
 from deduce.errors import IllegalAction, NotSupported
 from deduce.games.base import Event, Observation
@@ -95,6 +96,7 @@ from deduce.games.clue.rules import (
     ClueState,
     EndTurn,
     ExtraSeen,
+    Roll,
     Show,
     Suggest,
     Suggestion,
@@ -198,6 +200,8 @@ def _replay(new: DeduceState, visible: Sequence[Step], hidden_types: tuple[type,
         if hint is not None and hint.seat == engine.current_player:
             try:
                 new.apply_action(game.actions.encode(hint.action))
+                if new.rolling is not None:  # a roll on the board: the same dice, all public
+                    new.apply_action(int(hint.chance))  # type: ignore[arg-type]
             except IllegalAction:
                 pass
             else:  # a move the player saw: it must look the same, or this world is ruled out
@@ -288,8 +292,6 @@ def resample(state: DeduceState, player: int, rng: np.random.Generator) -> Deduc
     where :data:`RESAMPLING` says ``exact`` (see the module docstring), by a walk otherwise."""
     game = state.get_game()
     if state.engine is None:  # nobody has seen a card: any deal so far will do
-        if isinstance(game.deal, SeedDeal):
-            return type(state)(game, SeedDeal.draw(rng))
         new = game.new_initial_state()
         for _ in state.drawn:
             outcomes = new.chance_outcomes()
@@ -334,7 +336,7 @@ def _redeal_mafia(state: DeduceState, player: int, rng: np.random.Generator) -> 
     words = event_words(game.deduce)
     want = information_string(state.deduce_observation(player), player, words)
     kb = game.deduce.knowledge(state.deduce_observation(player))
-    seed = int(state.history()[0])
+    seed = int(state.seed)  # type: ignore[arg-type]
     n = game.deduce.num_players
     moves = [game.actions.encode(s.action) for s in state.steps]
     for _ in range(TRIES):
@@ -342,9 +344,7 @@ def _redeal_mafia(state: DeduceState, player: int, rng: np.random.Generator) -> 
         if not worlds:
             raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
         hands = [np.flatnonzero(worlds[0] == p).tolist() for p in range(n)]
-        new = type(state)(game, seed)
-        new.preset = MafiaCodeState.from_deal(game.deduce, hands, seed=seed)
-        new.apply_action(seed)
+        new = dealt(game, seed, MafiaCodeState.from_deal(game.deduce, hands, seed=seed))
         try:
             for move in moves:
                 new.apply_action(move)
@@ -477,7 +477,7 @@ def _prefix(state: DeduceState, reached: Any) -> tuple[Any, list[Step]]:
     from deduce.apps.openspiel.game import Step
 
     game = state.get_game()
-    engine = game.deal.state([int(state.history()[0])])
+    engine = game.deal.state(state.history()[: game.deal.length()])
     done: list[Step] = []
     for step in state.steps:
         if reached(engine):
@@ -751,7 +751,7 @@ def _redeal_clue_board(state: DeduceState, player: int, rng: np.random.Generator
     kb = deduce_game.knowledge(obs)
     visible = [s for s in state.steps if not _hidden(s, player)]
     hidden_types = tuple({type(s.action) for s in state.steps if _hidden(s, player)})
-    seed = int(state.history()[0])
+    seed = int(state.seed)  # type: ignore[arg-type]
     n = deduce_game.num_players
     for _ in range(TRIES):
         worlds = _sampler().sample(kb, 1, rng)
@@ -761,15 +761,16 @@ def _redeal_clue_board(state: DeduceState, player: int, rng: np.random.Generator
         envelope = [next(c for c in cat if world[c] == n) for cat in deduce_game.categories]
         hands = [[int(c) for c in np.flatnonzero(world == p)] for p in range(n)]
         extra = [int(c) for c in np.flatnonzero(world == n + 1)]
-        new = type(state)(game, seed)
-        new.preset = ClueState.from_deal(deduce_game, envelope, hands, extra, seed=_same_dice(deduce_game, seed))
-        new.apply_action(seed)
+        new = dealt(game, seed, ClueState.from_deal(deduce_game, envelope, hands, extra,
+                                                    seed=_same_dice(deduce_game, seed)))
         if _replay(new, visible, hidden_types, player, obs.events, rng) and (
             information_string(new.deduce_observation(player), player, words) == want
         ):
             if deduce_game.config.intrigue:
                 _redraw_intrigue(new, player, rng)
             _fresh_future(new.engine, rng)
+            if state.rolling is not None:  # the roll asked for, its dice still to come
+                new.apply_action(game.actions.encode(Roll()))
             return new
     raise NotSupported(f"no replay of seat {player}'s information found in {TRIES} sampled worlds")
 
@@ -912,7 +913,7 @@ def _redeal_adlung(state: DeduceState, player: int, rng: np.random.Generator) ->
     want = information_string(obs, player, words)
     kb = game.deduce.knowledge(obs)
     n = game.deduce.num_players
-    seed = int(state.history()[0])
+    seed = int(state.seed)  # type: ignore[arg-type]
     suspects = engine._deal[1]  # the suspects' order: public as they are drawn (see the report)
     setup = engine.events[: len(engine.events) - sum(len(s.events) for s in state.steps)]  # the deal
     moves = [setup, *(s.events for s in state.steps)]

@@ -10,6 +10,7 @@ pyspiel = pytest.importorskip("pyspiel")
 stats = pytest.importorskip("scipy.stats")
 
 from deduce.apps.openspiel import load_game  # noqa: E402
+from deduce.apps.openspiel.game import dealt  # noqa: E402
 from deduce.apps.openspiel.resample import location_counts, resample, total_variation, walk  # noqa: E402
 from deduce.games.clue.rules import Accuse, ViewExtra  # noqa: E402
 
@@ -70,11 +71,11 @@ def test_openspiel_resample_from_infostate_is_the_same_resampler():
     assert new.history() != state.history() or new.engine.world().tolist() == state.engine.world().tolist()
 
 
-def sampled_midgame(name: str, moves: int, seed: int):
-    """A sampled-chance game after ``moves`` seeded random moves (stopping before the end)."""
+def sampled_midgame(name: str, moves: int, seed: int, deal: int | None = None):
+    """A seeded-deal game (engine seed ``deal``, by default ``7 + seed``) after ``moves``
+    seeded random moves (stopping before the end)."""
     game = load_game(name)
-    state = game.new_initial_state()
-    state.apply_action(state.chance_outcomes()[0][0])
+    state = dealt(game, 7 + seed if deal is None else deal)
     rng = np.random.default_rng(seed)
     for _ in range(moves):
         legal = state.legal_actions()
@@ -130,11 +131,16 @@ def test_resampling_names_each_game_exact_or_approximate():
     assert {k for k, v in methods.items() if v == "approximate"} == {"python_deduce_alibi", "python_deduce_alibi_adlung"}
 
 
-def test_resampling_before_the_deal_draws_a_new_seed():
+def test_resampling_before_the_deal_redraws_the_seed_bytes_drawn():
+    """Before the deal is over nobody has seen anything: a resample has as many seed bytes
+    drawn, each drawn anew."""
     game = load_game("mafia-code")
     state = game.new_initial_state()
-    new = resample(state, 0, np.random.default_rng(7))  # not the game's own seed generator's seed
-    assert new.is_chance_node() and new.chance_outcomes() != state.chance_outcomes()
+    state.apply_action(7)
+    state.apply_action(9)
+    news = [resample(state, 0, np.random.default_rng(k)) for k in range(4)]
+    assert all(new.is_chance_node() and len(new.history()) == 2 for new in news)
+    assert len({tuple(new.history()) for new in news}) > 1
 
 
 @pytest.mark.slow
@@ -196,10 +202,14 @@ def test_crime_hotel_resample_redraws_exchanges_the_player_did_not_see():
     the player saw (the same information state string) and redraw what moved in them."""
     from deduce.games.crime_hotel.rules import Exchange
 
-    game, state = sampled_midgame("crime-hotel", 30, 0)
-    p = (state.current_player() + 1) % game.num_players()
-    hidden = [i for i, s in enumerate(state.steps) if isinstance(s.action, Exchange) and p not in (s.seat, s.action.target)]
-    assert hidden
+    for deal in range(20):  # the first deal whose random play has such exchanges
+        game, state = sampled_midgame("crime-hotel", 30, 0, deal)
+        p = (state.current_player() + 1) % game.num_players()
+        hidden = [i for i, s in enumerate(state.steps)
+                  if isinstance(s.action, Exchange) and p not in (s.seat, s.action.target)]
+        if len(hidden) >= 2:
+            break
+    assert len(hidden) >= 2
     want = state.information_state_string(p)
     gives = set()
     for k in range(12):
@@ -242,12 +252,15 @@ def board_midgame(name: str, moves: int, seed: int):
     a room and a suggestion taken whenever there is one (so cards get shown)."""
     from deduce.games.clue.rules import Accuse, Move, Suggest, ViewExtra
 
-    game = pyspiel.load_game(name, {"players": 3, "rng_seed": seed})
+    game = pyspiel.load_game(name, {"players": 3})
     board = game.deduce.board
-    state = game.new_initial_state()
-    state.apply_action(state.chance_outcomes()[0][0])
+    state = dealt(game, seed)
     rng = np.random.default_rng(seed)
     for _ in range(moves):
+        if state.is_chance_node():  # the dice
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+            continue
         legal = [a for a in state.legal_actions() if not isinstance(game.actions.decode(a), Accuse | ViewExtra)]
         acts = [game.actions.decode(a) for a in legal]
         eager = [a for a, x in zip(legal, acts, strict=True)
@@ -263,7 +276,7 @@ def test_clue_on_the_board_resamples_within_the_information_set(name):
     dice are the true game's) with the hidden cards redrawn, and play goes on from it."""
     from deduce.apps.openspiel.resample import resampling
 
-    game, state = board_midgame(name, 120, 1)
+    game, state = board_midgame(name, 120, 3)
     assert resampling(game) == "exact"
     for p in range(3):
         want = state.information_state_string(p)
