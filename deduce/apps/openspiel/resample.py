@@ -48,8 +48,7 @@ redrawn (:func:`_redraw_intrigue`). The other sampled games (:data:`RESAMPLING`)
   the match is replayed with that deal (earlier games as they were, a check the player did not
   see picking uniformly) and kept only if the player sees exactly what it saw. Accepted draws
   are uniform over the histories the player's knowledge base allows (its exact marginals).
-  The deal is put in with the engine's ``_swap_deal`` (no public re-deal of a game in progress
-  exists yet).
+  The deal is put in with the engine's ``CrimeHotelState.redeal`` (a game just dealt).
 - Alibi (Adlung), exact where its rejection accepts, else the walk (so: approximate): where
   the cards are now is drawn by the exact sampler from the static knowledge base (sound, so a
   superset), undone to the deck order of the deal and of each reshuffle (a hidden draw's cards
@@ -667,8 +666,7 @@ def _replay_crime_hotel(base: CrimeHotelState, swap: dict[int, int], later: Sequ
     from deduce.apps.openspiel.game import Step
     from deduce.games.crime_hotel.rules import Checked, Exchanged
 
-    new = base.clone()
-    new._swap_deal(swap)  # the engine's own re-deal of a game just dealt (see the report)
+    new = base.redeal(swap)  # the engine's re-deal of a game just dealt
     picks = _Picks()
     new.rng = picks  # type: ignore[assignment]
     steps: list[Step] = []
@@ -829,12 +827,13 @@ def _redraw_intrigue(state: DeduceState, player: int, rng: np.random.Generator) 
             break
     else:
         raise NotSupported(f"seat {player}: no arrangement of the unseen intrigue cards fits the cards played")
-    new_events = {id(e): IntrigueDrawn(e.player, kinds[id(e)], e.cause, e.clocks, e.public) for e in hidden}
-    for q, held in holding.items():
-        engine.bonus[q] = list(held.elements())
+    at = {id(e): i for i, e in enumerate(engine.events)}
+    bonus = [list(holding[q].elements()) if q in holding else list(engine.bonus[q]) for q in range(len(engine.bonus))]
     rest = [CLOCK] * clocks + order[len(hidden):]
-    engine.intrigue_deck = [rest[int(i)] for i in rng.permutation(len(rest))] if engine.intrigue_deck is not None else None
-    engine._events = [new_events.get(id(e), e) for e in engine._events]
+    deck = [rest[int(i)] for i in rng.permutation(len(rest))] if engine.intrigue_deck is not None else None
+    redrawn = engine.redraw_intrigue({at[id(e)]: kinds[id(e)] for e in hidden}, bonus, deck)
+    new_events = {id(e): redrawn.events[at[id(e)]] for e in hidden}
+    state._engine.state = redrawn
     state._engine.steps = [Step(s.seat, s.action, tuple(new_events.get(id(e), e) for e in s.events)) for s in steps]
 
 
@@ -914,15 +913,14 @@ def _redeal_adlung(state: DeduceState, player: int, rng: np.random.Generator) ->
     kb = game.deduce.knowledge(obs)
     n = game.deduce.num_players
     seed = int(state.seed)  # type: ignore[arg-type]
-    suspects = engine._deal[1]  # the suspects' order: public as they are drawn (see the report)
+    suspects = engine.dealt_order[1]  # the suspects' order: public as they are drawn
     setup = engine.events[: len(engine.events) - sum(len(s.events) for s in state.steps)]  # the deal
     moves = [setup, *(s.events for s in state.steps)]
     for world in _proposals(kb, ADLUNG_TRIES, player, rng):
         undone = _undo_adlung(world, moves, player, n, rng)
         if undone is None:
             continue
-        new = AlibiAdlungState.from_deal(game.deduce, undone[0], suspects, seed=seed)
-        new._forced = tuple(undone[1])  # the engine's own override of reshuffle orders
+        new = AlibiAdlungState.redeal(game.deduce, undone[0], suspects, undone[1], seed=seed)
         steps: list[Step] = []
         try:
             for step in state.steps:

@@ -998,6 +998,20 @@ class CrimeHotelState(State):
             return None
         return other if swapped else None
 
+    def redeal(self, swap: dict[int, int]) -> CrimeHotelState:
+        """A copy of this state with the current game's deal changed by ``swap`` (card -> card,
+        a permutation of the cards it names; the hands keep their order, so the same draws pick
+        the same positions): how a search redraws a hidden deal. Only right after a deal,
+        before the game's first move."""
+        n = self.game.num_players
+        if len(self._events) < n or not all(isinstance(e, Dealt) for e in self._events[-n:]):
+            raise IllegalAction("a game can be re-dealt only right after its deal, before any move")
+        if sorted(swap) != sorted(swap.values()) or any(not 0 <= c < len(self.game.deck) for c in swap):
+            raise IllegalAction(f"a re-deal must exchange cards among themselves; {swap} does not")
+        other = self.clone()
+        other._swap_deal(swap)
+        return other
+
     def _swap_deal(self, swap: dict[int, int]) -> None:
         """Exchange cards of a game just dealt (hand order kept, so the same draws pick the
         same positions)."""
