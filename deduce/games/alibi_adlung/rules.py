@@ -768,6 +768,31 @@ class AlibiAdlungState(State):
             suspect_order = range(len(game.suspects))
         return cls(game, seed, deck_order=deck_order, suspect_order=suspect_order)
 
+    @classmethod
+    def redeal(
+        cls,
+        game: AlibiAdlungGame,
+        deck_order: Sequence[int],
+        suspect_order: Sequence[int],
+        reshuffles: Sequence[Sequence[int]],
+        seed: int | np.random.SeedSequence | None = None,
+    ) -> AlibiAdlungState:
+        """:meth:`from_deal`, with the deck order after each reshuffle given too (top first):
+        the ``k``-th reshuffle comes out as ``reshuffles[k]`` when that is an order of the pile
+        it shuffles (else as the seed draws it): how a search redraws a hidden deal and the
+        hidden orders of the reshuffles since."""
+        for order in reshuffles:
+            if len(set(order)) != len(order) or any(not 0 <= c < game.config.num_cards for c in order):
+                raise InvalidConfig("reshuffles", tuple(order), "each reshuffle must order distinct card ids")
+        state = cls.from_deal(game, deck_order, suspect_order, seed=seed)
+        state._forced = tuple(tuple(int(c) for c in order) for order in reshuffles)
+        return state
+
+    @property
+    def dealt_order(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The deck order and the suspect order this game was dealt from (top first)."""
+        return self._deal
+
     # -- helpers -----------------------------------------------------------------------------
     def _take(self, k: int, events: list[Event]) -> list[int]:
         """Up to ``k`` cards from the top, reshuffling the discard pile when the deck runs out."""
