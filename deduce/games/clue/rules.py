@@ -747,6 +747,30 @@ class ClueState(State):
             bonus_held=tuple(len(b) for b in self.bonus) if cfg.intrigue else (),
         )
 
+    def redraw_intrigue(self, kinds: dict[int, str], bonus: Sequence[Sequence[str]],
+                        deck: Sequence[str] | None) -> ClueState:
+        """Intrigue edition: a copy of this state with its intrigue cards redrawn, how a search
+        redraws what a seat did not see: the bonus card drawn at each index of :attr:`events`
+        in ``kinds`` (an ``IntrigueDrawn`` of a bonus card) becomes that kind, each seat holds
+        ``bonus``, and ``deck`` is the intrigue deck left (top first; None: not shuffled yet)."""
+        if not self.game.config.intrigue:
+            raise IllegalAction("only the intrigue edition has intrigue cards to redraw")
+        if len(bonus) != self.game.num_players or (deck is None) != (self.intrigue_deck is None):
+            raise IllegalAction("a redraw gives every seat's bonus cards, and a deck if one is shuffled")
+        for i, kind in kinds.items():
+            event = self._events[i] if 0 <= i < len(self._events) else None
+            if not isinstance(event, clue_intrigue.IntrigueDrawn) or event.card == clue_intrigue.CLOCK:
+                raise IllegalAction(f"event {i} is not a bonus card drawn")
+            if kind not in BONUS_KINDS:
+                raise IllegalAction(f"{kind!r} is not a bonus card; they are {', '.join(BONUS_KINDS)}")
+        other = self.clone()
+        for i, kind in kinds.items():
+            e = other._events[i]
+            other._events[i] = clue_intrigue.IntrigueDrawn(e.player, kind, e.cause, e.clocks, e.public)
+        other.bonus = [list(b) for b in bonus]
+        other.intrigue_deck = None if deck is None else list(deck)
+        return other
+
     def clone(self) -> ClueState:
         other = copy.copy(self)
         other._events = list(self._events)
