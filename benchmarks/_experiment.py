@@ -17,6 +17,7 @@ comes from :func:`replay`: a scheduled game played again here, with hooks, from 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import re
 import sys
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deduce.apps.tournament import AgentSpec, Tournament, derive_seed, stats
+from deduce.apps.tournament.backends import ray_session
 from deduce.apps.tournament.worker import build_agent
 from deduce.errors import DeduceError
 from deduce.games import Game, make
@@ -135,12 +137,15 @@ def run_cells(cells: Sequence[Cell], options: RunOptions = SERIAL,
     if len(set(map(safe_name, names))) != len(names):
         raise DeduceError(f"the tables of an experiment need distinct names: {', '.join(names)}")
     out = {}
-    for i, cell in enumerate(cells, start=1):
-        results = cell.tournament(options).run()
-        if progress is not None:
-            progress(f"table {i}/{len(cells)} {cell.name}: {results.num_games} games "
-                     f"({results.played} played now, on {options.backend})")
-        out[cell.name] = results.games
+    session = (ray_session(options.address, options.workers or 2, options.connect_timeout)
+               if options.backend == "ray" else contextlib.nullcontext())
+    with session:  # every table on one Ray connection
+        for i, cell in enumerate(cells, start=1):
+            results = cell.tournament(options).run()
+            if progress is not None:
+                progress(f"table {i}/{len(cells)} {cell.name}: {results.num_games} games "
+                         f"({results.played} played now, on {options.backend})")
+            out[cell.name] = results.games
     return out
 
 

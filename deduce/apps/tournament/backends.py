@@ -42,7 +42,7 @@ from deduce.errors import DeduceError
 
 __all__ = [
     "BackendName", "RayUnavailable", "run_games", "default_workers", "resolve_backend", "ray_address",
-    "chunk_size", "CONNECT_TIMEOUT", "placements", "WarmPool",
+    "chunk_size", "CONNECT_TIMEOUT", "placements", "WarmPool", "ray_session",
 ]
 
 
@@ -413,6 +413,25 @@ def _connect(ray: Any, address: str | None, workers: int, timeout: float) -> Non
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise RayUnavailable(f"cannot use the Ray cluster at {where}: {first}") from None
     raise exc
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None = None, workers: int = 2, connect_timeout: float | None = None) -> Iterator[None]:
+    """One Ray connection for several runs (an experiment's tables): inside it, every ``ray``
+    run reuses the connection instead of connecting and shutting Ray down once per table. A
+    connection that already exists is kept as it is."""
+    try:
+        import ray
+    except ImportError:
+        raise DeduceError("the ray backend needs Ray: pip install 'deduce[ray]'") from None
+    started = not ray.is_initialized()
+    if started:
+        _connect(ray, ray_address(address), workers, CONNECT_TIMEOUT if connect_timeout is None else connect_timeout)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
 
 
 @contextlib.contextmanager
