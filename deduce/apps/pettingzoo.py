@@ -450,6 +450,27 @@ class DeduceAECEnv(AECEnv):
         return list(self.game_state.observation(self._seat[agent]).legal_actions)
 
     # -- rendering ------------------------------------------------------------------------------
+    def _words(self) -> Any:
+        """The game's wording module (its ``text.py``), or ``None`` for a game without one."""
+        from deduce.games.registry import game_info
+
+        wording = game_info(self.game.name).wording
+        return wording(self.game) if wording is not None else None
+
+    def describe(self, action: int | Action, agent: str | None = None) -> str:
+        """An action in the game's words, as ``deduce play`` shows it ("guess p1 red A"): a flat
+        action index is decoded first; ``agent`` (default: the selected one) is the actor whose
+        view some wordings need (whose tableau a bribe takes from)."""
+        move = self.actions.decode(int(action)) if isinstance(action, int | np.integer) else action
+        words = self._words()
+        if words is None:
+            return str(move)
+        agent = getattr(self, "agent_selection", None) if agent is None else agent
+        obs = None
+        if self.game_state is not None and agent in self._seat:
+            obs = self.game_state.observation(self._seat[agent])
+        return str(words.action_text(self.game, move, obs))
+
     def render(self) -> str | None:
         """``"ansi"``: a short public summary (spectator's view); ``"human"``: print it."""
         if self.render_mode is None:
@@ -461,7 +482,9 @@ class DeduceAECEnv(AECEnv):
         else:
             who = "game over" if state.is_terminal() else f"{self.possible_agents[state.current_player]} to act"
             recent = state.views(None)[-3:]
-            text = "\n".join([f"{self.metadata['name']} step {self.steps}: {who}", *(f"  {e!r}" for e in recent)])
+            words = self._words()
+            lines = [words.event_text(self.game, e, None) if words is not None else str(e) for e in recent]
+            text = "\n".join([f"{self.metadata['name']} step {self.steps}: {who}", *(f"  {line}" for line in lines)])
         if self.render_mode == "human":
             print(text)
             return None

@@ -26,24 +26,21 @@ from typing import Any, ClassVar
 
 from agents.alibi.sampling import recommend_question
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
-from deduce.apps.assist.text import match_name, read_names
+from deduce.apps.assist.text import match_name, read_names, view_event_text, view_phrase
 from deduce.errors import DeduceError
+from deduce.explain import Phrase
 from deduce.games.alibi.log import parse, set_name
 from deduce.games.alibi.rules import (
     BOX,
     CATEGORIES,
     MELDS,
-    Accused,
     AlibiConfig,
     AlibiGame,
     Ask,
     Asked,
     Family,
-    Melded,
-    Passed,
-    Revealed,
 )
-from deduce.games.base import Dealt, Game, Observation
+from deduce.games.base import Game, Observation
 
 __all__ = ["AlibiAdapter", "ADAPTER"]
 
@@ -146,26 +143,12 @@ events (names may be shortened to prefixes of their words; 'me' is you):
                  "cards": [deck[c].name for c in cards], "answer": int(tail[-1])}]
 
     def event_text(self, game: Game, obs: Observation, index: int) -> str:
-        assert isinstance(game, AlibiGame)
-        names, deck = game.config.names, game.deck
-        e = obs.events[index]
-        if isinstance(e, Dealt):
-            return f"{names[e.player]}'s hand: {', '.join(deck.names(e.cards))}"
-        if isinstance(e, Asked):
-            return f"{names[e.asker]} asked {_question_text(game, e)}: {e.answer}"
-        if isinstance(e, Passed):
-            mine = ""
-            if obs.player is not None:
-                gave, got = e.cards[obs.player], e.cards[(obs.player - 1) % len(names)]
-                mine = f"; you gave {', '.join(deck.names(gave or ()))} and got {', '.join(deck.names(got or ()))}"
-            return f"everyone passed {', '.join(f'{names[p]} {k}' for p, k in enumerate(e.counts))}{mine}"
-        if isinstance(e, Melded):
-            return f"{names[e.player]} melded {set_name(game, e.set_id)} for {e.points} points"
-        if isinstance(e, Accused):
-            return f"{names[e.player]} accused"
-        if isinstance(e, Revealed):
-            return f"the box: {', '.join(deck.names(e.box))}"
-        return type(e).__name__
+        """The event in the game's own words (its text module, as ``deduce play`` says it)."""
+        return view_event_text(game, obs, index)
+
+    def phrase(self, game: Game, obs: Observation) -> Phrase | None:
+        """``why``'s words: the game's text module, citing each event as it is said."""
+        return view_phrase(game, obs)
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

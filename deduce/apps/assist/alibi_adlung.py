@@ -38,11 +38,11 @@ import numpy as np
 
 from agents.alibi_adlung.counting import CountingAgent
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
-from deduce.apps.assist.text import match_name, read_names
+from deduce.apps.assist.text import match_name, read_names, view_event_text, view_phrase
 from deduce.errors import DeduceError, LogError, NotSupported, TooLarge
+from deduce.explain import Phrase
 from deduce.games.alibi_adlung.history import face_of, timeline
 from deduce.games.alibi_adlung.log import (
-    TableEvent,
     TableObservation,
     branches,
     faces,
@@ -57,22 +57,12 @@ from deduce.games.alibi_adlung.rules import (
     AlibiAdlungConfig,
     AlibiAdlungGame,
     AlibiAdlungObservation,
-    Bribed,
-    Convicted,
-    Dealt,
-    Drew,
     Exchange,
-    Exchanged,
-    LaidAlibi,
-    LaidEvidence,
-    LaidEye,
     PlayAlibi,
     PlayBribe,
     PlayEvidence,
     PlayEye,
-    Reshuffled,
     Special,
-    SuspectDrawn,
 )
 from deduce.games.base import Action, Game, Observation
 from solvers.timeline import TimelineCounter
@@ -248,45 +238,12 @@ events (cards are faces - glasses, long_hair, alibi, eye, bribe ...; prefixes wi
         return [event]
 
     def event_text(self, game: Game, obs: Observation, index: int) -> str:
-        assert isinstance(game, AlibiAdlungGame)
-        names = game.config.names
-        e = obs.events[index]
-        if not isinstance(e, TableEvent):
-            return type(e).__name__
-        words: list[str] = []
-        if e.type == "stop":
-            words.append(f"{names[e.player]} ended the Watchful Eye's extra plays")
-        for part in e.parts:
-            if isinstance(part, Dealt):
-                words.append(f"your hand: {_faces(game, part.cards)}")
-            elif isinstance(part, LaidEvidence):
-                words.append(f"{names[part.player]} laid {face_of(game, part.card)}")
-            elif isinstance(part, LaidAlibi):
-                words.append(f"{names[part.player]} covered {suspect_name(part.suspect)} with an Alibi")
-            elif isinstance(part, Bribed):
-                words.append(f"{names[part.player]} bribed away {names[part.victim]}'s {face_of(game, part.target)}")
-            elif isinstance(part, LaidEye):
-                words.append(f"{names[part.player]} played a Watchful Eye")
-            elif isinstance(part, Exchanged):
-                what = _faces(game, part.cards)
-                if part.reason == "instead":
-                    words.append(f"{names[part.player]} exchanged {what} instead of playing (held no evidence "
-                                 "for an uncovered suspect)")
-                elif part.reason == "single":
-                    words.append(f"{names[part.player]} swapped {what}")
-                else:
-                    words.append(f"{names[part.player]} redrew an opening hand of {what}")
-            elif isinstance(part, Reshuffled):
-                words.append(f"the discard pile ({len(part.cards)} cards) was shuffled into a new deck")
-            elif isinstance(part, Drew) and part.cards:
-                words.append(f"you drew {_faces(game, part.cards)}")
-            elif isinstance(part, Convicted):
-                points = ", ".join(f"{names[q]} {k}" for q, k in enumerate(part.points))
-                how = " (the last suspect left by three Alibis)" if part.reason == "third_alibi" else ""
-                words.append(f"{names[part.by]} convicted {suspect_name(part.suspect)}{how}; points: {points}")
-            elif isinstance(part, SuspectDrawn):
-                words.append(f"{suspect_name(part.suspect)} joins the row")
-        return "; ".join(words) or e.type
+        """The event in the game's own words (its text module, as ``deduce play`` says it)."""
+        return view_event_text(game, obs, index)
+
+    def phrase(self, game: Game, obs: Observation) -> Phrase | None:
+        """``why``'s words: the game's text module, citing each event as it is said."""
+        return view_phrase(game, obs)
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

@@ -22,24 +22,16 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
-from deduce.apps.assist.text import match_name, read_names
+from deduce.apps.assist.text import match_name, read_names, view_event_text, view_phrase
 from deduce.errors import DeduceError, NotSupported
+from deduce.explain import Phrase
 from deduce.games.base import Game, Observation
-from deduce.games.checkpoint_charlie.log import CAT_NAMES, face_name, parse
+from deduce.games.checkpoint_charlie.log import CAT_NAMES, parse
 from deduce.games.checkpoint_charlie.rules import (
     DOWN,
     NUM_FEATURES,
     SIDE_NAMES,
-    Arrested,
-    CatFlipped,
-    CheckpointCharlieGame,
     CheckpointCharlieObservation,
-    ClueDrawn,
-    HoundFlipped,
-    RoundStarted,
-    Scored,
-    SideChosen,
-    Verified,
     cat_sides,
     chief_from_down,
 )
@@ -167,29 +159,12 @@ ears b/h, eyes b/g, fur g/o, clothes s/c, hands n/e, e.g. 'hgocn'):
         return [{"type": "arrest", "player": who, "cat": CAT_NAMES[cat], "row": session.names[rows[0]]}]
 
     def event_text(self, game: Game, obs: Observation, index: int) -> str:
-        assert isinstance(game, CheckpointCharlieGame)
-        names = game.config.names
-        e = obs.events[index]
-        if isinstance(e, RoundStarted):
-            return f"round {e.round}: {names[e.starter]} flips first"
-        if isinstance(e, ClueDrawn):
-            return f"{names[e.player]} drew a clue token" + (f" ({SIDE_NAMES[e.feature][0]}/{SIDE_NAMES[e.feature][1]})" if e.feature is not None else "")
-        if isinstance(e, SideChosen):
-            up = f" with {face_name(e.feature, e.side)} up" if e.feature is not None and e.side is not None else ""
-            return f"{names[e.player]} hid a clue token{up}"
-        if isinstance(e, CatFlipped):
-            cat = "a cat nobody remembers" if e.cat is None else _cat_text(e.cat)
-            return f"{names[e.player]} flipped {cat}: {'kept' if e.kept else 'discarded'}"
-        if isinstance(e, HoundFlipped):
-            return f"{names[e.player]} flipped a hound: a bag token shows {face_name(e.feature, e.side)}"
-        if isinstance(e, Arrested):
-            return f"{names[e.player]} arrested {_cat_text(e.cat)} from {names[e.row]}'s row"
-        if isinstance(e, Verified):
-            return f"round {e.round} verified: the chief was {_cat_text(e.chief)}"
-        if isinstance(e, Scored):
-            value = f" worth {e.value}" if e.value is not None else ""
-            return f"{names[e.player]} drew a {e.colour} token{value}"
-        return type(e).__name__
+        """The event in the game's own words (its text module, as ``deduce play`` says it)."""
+        return view_event_text(game, obs, index)
+
+    def phrase(self, game: Game, obs: Observation) -> Phrase | None:
+        """``why``'s words: the game's text module, citing each event as it is said."""
+        return view_phrase(game, obs)
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

@@ -26,6 +26,8 @@ from deduce.apps.assist.text import (
     _take,
     heuristic_recommendation,
     read_names,
+    view_event_text,
+    view_phrase,
 )
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, LogError, NotSupported
@@ -42,7 +44,6 @@ from deduce.games.clue.rules import (
     ClueGame,
     ClueObservation,
 )
-from deduce.games.clue.text import event_text, phraser
 from deduce.knowledge import KnowledgeBase
 
 __all__ = ["ClueAdapter", "ClueAssistant", "ADAPTER", "HELP", "envelope_lines"]
@@ -202,12 +203,12 @@ events (names may be shortened to any unambiguous prefix; 'me' is you):
         return None
 
     def event_text(self, game: Game, obs: Observation, index: int) -> str:
-        assert isinstance(game, ClueGame)
-        return event_text(game, obs.events[index])
+        """The event in the game's own words (its text module, as ``deduce play`` says it)."""
+        return view_event_text(game, obs, index)
 
     def phrase(self, game: Game, obs: Observation) -> Phrase | None:
-        assert isinstance(game, ClueGame)
-        return phraser(game, obs.events)
+        """``why``'s words: the game's text module, citing each event as it is said."""
+        return view_phrase(game, obs)
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

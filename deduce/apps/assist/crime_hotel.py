@@ -23,25 +23,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
-from deduce.apps.assist.text import match_name
+from deduce.apps.assist.text import match_name, view_event_text, view_phrase
 from deduce.errors import DeduceError
-from deduce.games.base import Dealt, Game, Observation
+from deduce.explain import Phrase
+from deduce.games.base import Game, Observation
 from deduce.games.crime_hotel.log import parse, space_name
 from deduce.games.crime_hotel.rules import (
     HIDDEN,
-    Checked,
     CrimeHotelConfig,
     CrimeHotelGame,
     CrimeHotelObservation,
-    Deduced,
-    Exchanged,
-    FinalRevealed,
-    GameStarted,
-    HiddenRevealed,
-    Played,
-    PoliceMoved,
     Space,
-    TrickDone,
 )
 
 __all__ = ["CrimeHotelAdapter", "ADAPTER", "best_space"]
@@ -198,34 +190,12 @@ spaces are f2, d7 or r305):
         return event
 
     def event_text(self, game: Game, obs: Observation, index: int) -> str:
-        assert isinstance(game, CrimeHotelGame)
-        names, deck = game.config.names, game.deck
-        e = obs.events[index]
-        if isinstance(e, GameStarted):
-            lit = f"; lit: {', '.join(deck.names(e.revealed))}" if e.revealed else ""
-            return f"game {e.game + 1}: {names[e.leader]} leads{lit}"
-        if isinstance(e, Dealt):
-            return f"{names[e.player]}'s hand: {', '.join(deck.names(e.cards))}"
-        if isinstance(e, Played):
-            return f"{names[e.player]} played {deck[e.card].name}"
-        if isinstance(e, TrickDone):
-            return f"trick: parking {', '.join(names[p] for p in e.parking)}"
-        if isinstance(e, Deduced):
-            return f"{names[e.player]} put a meeple on {space_name(game, e.space)}"
-        if isinstance(e, PoliceMoved):
-            return f"{names[e.player]} moved a meeple from {space_name(game, e.src)} to {space_name(game, e.dst)}"
-        if isinstance(e, Exchanged):
-            seen = (f": gave {', '.join(deck.names(e.given))}, took {', '.join(deck.names(e.taken))}"
-                    if e.given is not None and e.taken is not None else "")
-            return f"{names[e.actor]} exchanged {e.k} card(s) with {names[e.target]}{seen}"
-        if isinstance(e, Checked):
-            seen = f": {', '.join(deck.names(e.cards))}" if e.cards is not None else ""
-            return f"{names[e.actor]} checked {e.k} of {names[e.target]}'s cards{seen}"
-        if isinstance(e, FinalRevealed):
-            return f"{names[e.player]} revealed {deck[e.card].name}"
-        if isinstance(e, HiddenRevealed):
-            return f"the hidden room was {deck[e.card].name}"
-        return type(e).__name__
+        """The event in the game's own words (its text module, as ``deduce play`` says it)."""
+        return view_event_text(game, obs, index)
+
+    def phrase(self, game: Game, obs: Observation) -> Phrase | None:
+        """``why``'s words: the game's text module, citing each event as it is said."""
+        return view_phrase(game, obs)
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

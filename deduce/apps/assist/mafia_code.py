@@ -20,15 +20,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
-from deduce.apps.assist.text import match_name
+from deduce.apps.assist.text import match_name, view_event_text, view_phrase
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError
-from deduce.games.base import Dealt, Game, Observation
+from deduce.explain import Phrase
+from deduce.games.base import Game, Observation
 from deduce.games.mafia_code.log import parse
 from deduce.games.mafia_code.rules import (
     BOX,
-    CodeWritten,
-    Guessed,
     MafiaCodeConfig,
     MafiaCodeGame,
     MafiaCodeObservation,
@@ -140,21 +139,12 @@ events (names may be shortened to any unambiguous prefix; 'me' is you; a card is
         return None
 
     def event_text(self, game: Game, obs: Observation, index: int) -> str:
-        assert isinstance(game, MafiaCodeGame)
-        cfg, deck = game.config, game.deck
-        names = cfg.names
-        e = obs.events[index]
-        if isinstance(e, Dealt):
-            return f"{names[e.player]}'s hand: {', '.join(deck.names(e.cards))}"
-        if isinstance(e, CodeWritten):
-            code = f"{cfg.colours[e.colour]} {cfg.letters[e.letter]}"
-            if len(e.writers) == 1:
-                return f"{names[e.roller]} rolled {code} and wrote {e.counts[0]}"
-            wrote = ", ".join(f"{names[w]} {k}" for w, k in zip(e.writers, e.counts, strict=True))
-            return f"{names[e.roller]} rolled {code} in the opening round: {wrote}"
-        if isinstance(e, Guessed):
-            return f"{names[e.by]} guessed {names[e.target]} holds {deck[e.card].name}: {'hit' if e.hit else 'miss'}"
-        return type(e).__name__
+        """The event in the game's own words (its text module, as ``deduce play`` says it)."""
+        return view_event_text(game, obs, index)
+
+    def phrase(self, game: Game, obs: Observation) -> Phrase | None:
+        """``why``'s words: the game's text module, citing each event as it is said."""
+        return view_phrase(game, obs)
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

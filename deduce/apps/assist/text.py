@@ -37,10 +37,35 @@ __all__ = [
     "render_grid",
     "short",
     "quiet_long_values",
+    "view_event_text",
+    "view_phrase",
 ]
 
 #: how much of a typed value an error message echoes: a 40 KB line is not read back in full.
 ECHO_LIMIT = 80
+
+
+# -- the game's words -----------------------------------------------------------------------------
+def _wording(game: Any) -> Any:
+    from deduce.games.registry import game_info
+
+    wording = game_info(game.name).wording
+    if wording is None:
+        raise DeduceError(f"{game.name} declares no wording module")
+    return wording(game)
+
+
+def view_event_text(game: Any, obs: Any, index: int) -> str:
+    """Event ``index`` of a logged view in the game's own words (its ``text.py``, the words
+    ``deduce play`` shows), every seat by its name as the lines that logged it say them
+    ("ann suggested ..."), so the assistant and the terminal game word every event alike."""
+    return str(_wording(game).event_text(game, obs.events[index], None))
+
+
+def view_phrase(game: Any, obs: Any) -> Any:
+    """The game's ``why`` hook for a logged view: constraints worded by its text module and
+    each cited event in its words, seats by name as :func:`view_event_text` says them."""
+    return _wording(game).phraser(game, obs.events, None)
 
 
 # -- echoing input ------------------------------------------------------------------------------

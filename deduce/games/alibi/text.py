@@ -102,9 +102,11 @@ def event_text(game: AlibiGame, event: Event, you: int | None = None) -> str:
         text = f"everyone passed {counts[0] if len(counts) == 1 else 'their'} card{'s' if counts != [1] else ''} to the left"
         mine = []
         for p, cards in enumerate(event.cards):
-            if cards is None or you is None:
+            if cards is None:
                 continue
-            if p == you:
+            if you is None:  # a view read without a seat to call "you" (a logged game)
+                mine.append(f"{names[p]} gave {names[(p + 1) % n]} {_cards(game, cards)}")
+            elif p == you:
                 mine.append(f"you gave {names[(p + 1) % n]} {_cards(game, cards)}")
             elif (p + 1) % n == you:
                 mine.append(f"you got {_cards(game, cards)} from {names[p]}")

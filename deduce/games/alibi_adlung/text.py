@@ -13,7 +13,7 @@ import functools
 from collections.abc import Sequence
 
 from deduce.explain import plain_phraser as phraser
-from deduce.games.alibi_adlung.log import suspect_name
+from deduce.games.alibi_adlung.log import TableEvent, suspect_name
 from deduce.games.alibi_adlung.rules import (
     AlibiAdlungConfig,
     AlibiAdlungGame,
@@ -115,6 +115,10 @@ def event_text(game: AlibiAdlungGame, event: Event, you: int | None = None) -> s
         return f"{who(event.by)} named {suspect_name(event.suspect)} the culprit ({why}); points: {points}"
     if isinstance(event, SuspectDrawn):
         return f"a new suspect joins the row: {suspect_text(game, event.suspect)}"
+    if isinstance(event, TableEvent):  # one line of a logged game: the engine events it stands for
+        words = [f"{who(event.player)} ended the watchful eye's extra plays"] if event.type == "stop" else []
+        words += [event_text(game, part, you) for part in event.parts]
+        return "; ".join(words) or event.type.replace("_", " ")
     if isinstance(event, GameEnded):
         scores = ", ".join(f"{who(p)} {s}" for p, s in enumerate(event.scores))
         return f"the game is over ({event.reason.replace('_', ' ')}): scores {scores}"

@@ -50,11 +50,11 @@ def test_setup_events_and_the_answer(tmp_path):
     code, out, path = session(tmp_path, lines)
     assert code == 0 and "Traceback" not in out
     assert "the 4 face-up suspects (s1 to s12" in out and "your 4 cards (faces" in out
-    assert "event 1: bob laid glasses" in out
-    assert "event 2: ann laid fat; you drew thin" in out
-    assert "event 3: cy played a Watchful Eye" in out
-    assert "event 5: cy ended the Watchful Eye's extra plays" in out
-    assert "event 6: ann swapped thin; you drew dotted" in out
+    assert "event 1: bob laid evidence: glasses; bob drew 1 card" in out
+    assert "event 2: ann laid evidence: fat; ann drew thin" in out
+    assert "event 3: cy played a watchful eye" in out
+    assert "event 5: cy ended the watchful eye's extra plays; cy drew 2 cards" in out
+    assert "event 6: ann exchanged thin (the single exchange); ann drew dotted" in out
     assert "copies of each face not yet seen (exact):" in out
     assert "s1 (fat long_hair male plain umbrella): 1/5 on the table" in out
     assert "best play (counting agent): " in out
@@ -79,13 +79,13 @@ def test_contradiction_undo_redo_and_resume(tmp_path):
     code, out, _ = session(tmp_path, lines)
     assert code == 0 and "Traceback" not in out
     assert "Resumed a game with 1 events." in out
-    assert "event 1: bob swapped revolver" in out
-    assert ("not added: this contradicts event 0 (your hand: fat, glasses, newspaper, shopping_bag); "
-            "event 1 (bob swapped revolver)") in out
-    assert "removed event 1: bob swapped revolver\nevent 1: cy exchanged newspaper instead of playing" in out
+    assert "event 1: bob exchanged revolver (the single exchange)" in out
+    assert ("not added: this contradicts event 0 (ann's hand: fat, glasses, newspaper, shopping bag); "
+            "event 1 (bob exchanged revolver (the single exchange); bob drew 1 card)") in out
+    assert "removed event 1: bob exchanged revolver (the single exchange); bob drew 1 card\nevent 1: cy exchanged newspaper instead of playing" in out
     assert "\n> undo\nremoved event 1: cy exchanged newspaper" in out
     assert "\n> redo\nevent 1: cy exchanged newspaper" in out
-    assert "event 2: bob laid fat" in out
+    assert "event 2: bob laid evidence: fat" in out
     # what the exchange proves: cy holds the last short_hair, revolver and shopping_bag
     table = answer_of(out)
     for face in ("short_hair", "revolver", "shopping_bag"):
@@ -98,7 +98,7 @@ def test_contradiction_undo_redo_and_resume(tmp_path):
     assert code == 0 and "Resumed a game with 3 events." in out2
     assert answer_of(out2[: out2.index("> lay cy")]) == before
     assert "error: not added: short_hair matches no uncovered suspect in the row" in out2
-    assert "event 3: cy laid long_hair" in out2  # the card cy drew after the exchange
+    assert "event 3: cy laid evidence: long hair" in out2  # the card cy drew after the exchange
     table = answer_of(out2)
     for face in ("short_hair", "revolver", "shopping_bag"):  # still held: cy drew one card since
         assert f"  {face:<13}   0.00   1.00   0.00" in table

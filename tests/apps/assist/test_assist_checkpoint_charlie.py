@@ -45,18 +45,18 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     assert code == 0 and "Traceback" not in out
     assert "who flips first in round 1 [ann]?" in out
     assert "your clue token: the face you put up" in out  # issue 20 B14: asked at start-up
-    assert "event 1: ann hid a clue token with hat up" in out
-    assert "event 3: cy hid a clue token" in out
-    assert "event 4: ann flipped hgocn (hat, glasses, orange, coat, newspaper): kept" in out
-    assert "event 6: cy flipped a hound: a bag token shows orange" in out
-    assert "not added: this contradicts event 1 (ann hid a clue token with hat up)" in out
-    assert "removed event 1: ann hid a clue token with hat up" in out
-    assert "event 6: ann flipped bgocn (bare ears, glasses, orange, coat, newspaper): kept" in out
-    assert "  3  ann flipped hgocn (hat, glasses, orange, coat, newspaper): kept\n" in out
-    assert "removed event 6: ann flipped bgocn (bare ears, glasses, orange, coat, newspaper): kept" in out
-    assert "\n> redo\nevent 6: ann flipped bgocn" in out
+    assert "event 1: ann hid the ears token with hat up" in out
+    assert "event 3: cy hid a clue token under the hound card" in out
+    assert "event 4: ann flipped [hat, glasses, orange, coat, newspaper] and kept it (it fits the clue)" in out
+    assert "event 6: cy flipped a hound: a bag token is tossed and shows orange" in out
+    assert "not added: this contradicts event 1 (ann hid the ears token with hat up)" in out
+    assert "removed event 1: ann hid the ears token with hat up" in out
+    assert "event 6: ann flipped [bare ears, glasses, orange, coat, newspaper] and kept it (it fits the clue)" in out
+    assert "  3  ann flipped [hat, glasses, orange, coat, newspaper] and kept it (it fits the clue)\n" in out
+    assert "removed event 6: ann flipped [bare ears, glasses, orange, coat, newspaper] and kept it" in out
+    assert "\n> redo\nevent 6: ann flipped [bare ears, glasses" in out
     assert "hat may still be with bob or cy, or in the bag or face down." in out
-    assert "hat is not ann's: ann holds at least one of {bare ears, glasses, orange, coat, newspaper} (event 6)" in out
+    assert "hat is not ann's: ann holds at least one of {bare ears, glasses, orange, coat, newspaper} (event 6: ann flipped [bare ears, glasses, orange, coat, newspaper] and kept it (it fits the clue))" in out
     assert "chief: " in out and "arrest: " in out
     log = saved(path)
     assert [e["type"] for e in log["events"]] == ["round", "side", "side", "flip", "flip", "hound", "flip"]
@@ -66,10 +66,10 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     code, out2, _ = session(tmp_path, ["grid", "arrest me hgocn", "undo 3", "quit"])
     assert code == 0 and "Resumed a game with 7 events." in out2
     assert status_of(out2[: out2.index("> arrest")]) == before
-    assert "event 7: ann arrested hgocn (hat, glasses, orange, coat, newspaper) from ann's row" in out2
+    assert "event 7: ann arrested [hat, glasses, orange, coat, newspaper] from ann's row" in out2
     assert "arrest: you arrested hgocn" in out2
     # the flip an arrest depends on cannot be undone before the arrest
-    assert "error: cannot undo event 3: event 7 (ann arrested hgocn" in out2 and "undo event 7 first" in out2
+    assert "error: cannot undo event 3: event 7 (ann arrested [hat, glasses, orange, coat, newspaper]" in out2 and "undo event 7 first" in out2
     assert len(saved(path)["events"]) == 8
 
 

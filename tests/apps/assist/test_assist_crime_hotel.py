@@ -46,15 +46,15 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     code, out, path = session(tmp_path, lines)
     assert code == 0 and "Traceback" not in out
     assert "who leads the first game [ann]?" in out and "the 2 leftover cards lit on the board:" in out
-    assert "event 5: dee played 102\nevent 6: trick: parking cy, bob, ann, dee" in out
+    assert "event 5: dee played 102\nevent 6: the trick is ranked; parking: 1st cy (201), 2nd bob (108), 3rd ann (105), 4th dee (102)" in out
     assert "ann cannot lead this trick: cy leads it (cy took the last trick)" in out
-    assert "event 7: bob put a meeple on digit 5" in out
-    assert "event 8: cy exchanged 1 card(s) with ann: gave 301, took 203" in out
-    assert "event 9: bob checked 1 of ann's cards: 101" in out
-    assert "not added: this contradicts event 0 (game 1: ann leads; lit: 104, 207)" in out
+    assert "event 7: bob placed a meeple on digit 5" in out
+    assert "event 8: cy gave ann 301 and took 203" in out
+    assert "event 9: bob looked at 1 of ann's cards: 101" in out
+    assert "not added: this contradicts event 0 (game 1 of 3 begins: ann leads; lit on the board: 104, 207)" in out
     assert "dropped the new event; the log is unchanged" in out
-    assert "event 10: cy played 203" in out and "removed event 10: cy played 203" in out
-    assert "\n> redo\nevent 10: cy played 203\n" in out
+    assert "event 10: cy led 203" in out and "removed event 10: cy led 203" in out
+    assert "\n> redo\nevent 10: cy led 203\n" in out
     assert "hidden room: " in out and "points expected (exact)" in out
     log = saved(path)
     assert [e["type"] for e in log["events"]][-5:] == ["trick", "deduce", "exchange", "check", "play"]
@@ -130,10 +130,10 @@ def test_why_names_the_moves_where_cards_move(tmp_path, capsys):
                                                  "why 203", "why 101", "quit"])
     assert code == 0 and "Traceback" not in out and "error:" not in out
     assert ("203 is cy's now: cy holds 203 after event 7; "
-            "bob and dee swapped 1 card and no other card moved (event 8).") in out
+            "bob and dee swapped 1 card and no other card moved (event 8: bob exchanged 1 card with dee).") in out
     assert "101 is ann's now: ann holds 101 and 105 at the start (event 1); " in out
     # the trick's cards go public with its last play (issue 20 B13), not with the trick event
-    assert "ann, bob, cy and dee each put 1 card in the open cards and no other card moved (event 5)" in out
+    assert "ann, bob, cy and dee each put 1 card in the open cards and no other card moved (event 5: dee played 102)" in out
     from deduce.cli import main
 
     assert main(["solve", str(path), "--why", "203"]) == 0

@@ -45,20 +45,20 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     code, out, path = session(tmp_path, lines)
     assert code == 0 and "Traceback" not in out
     assert "your hand (10 cards" in out
-    assert "event 1: ann rolled red B in the opening round: ann 3, bob 2, cy 4" in out
-    assert "event 2: bob rolled white D and wrote 2" in out
-    assert "event 3: bob guessed cy holds red C: hit" in out
-    assert "event 4: bob guessed ann holds yellow A: miss" in out
+    assert "event 1: ann rolled opening code red/B; written: ann 3, bob 2, cy 4" in out
+    assert "event 2: bob rolled white/D; written: bob 2" in out
+    assert "event 3: bob guessed cy holds red C: a hit, the card is revealed" in out
+    assert "event 4: bob guessed ann holds yellow A: a miss, crossed off" in out
     assert "cy: 1 revealed; 9 more among" in out
     # the contradiction names the earlier event and offers to undo it
-    assert "not added: this contradicts event 3 (bob guessed cy holds red C: hit)" in out
+    assert "not added: this contradicts event 3 (bob guessed cy holds red C: a hit, the card is revealed)" in out
     assert "Type 'undo 3' to remove that event and add the new one instead" in out
-    assert "removed event 3: bob guessed cy holds red C: hit" in out
-    assert "event 4: cy rolled red C and wrote 0" in out
-    assert "  3  bob guessed ann holds yellow A: miss\n  4  cy rolled red C and wrote 0" in out
+    assert "removed event 3: bob guessed cy holds red C: a hit, the card is revealed" in out
+    assert "event 4: cy rolled red/C; written: cy 0" in out
+    assert "  3  bob guessed ann holds yellow A: a miss, crossed off\n  4  cy rolled red/C; written: cy 0" in out
     # undo then redo puts the last event back
-    assert "removed event 4: cy rolled red C and wrote 0" in out
-    assert "\n> redo\nevent 4: cy rolled red C and wrote 0\n" in out
+    assert "removed event 4: cy rolled red/C; written: cy 0" in out
+    assert "\n> redo\nevent 4: cy rolled red/C; written: cy 0\n" in out
     # with the hit gone and cy's zero for red C, red C is nobody's but bob's or the box's
     assert "red C may still be with bob, or in the box." in out
     assert "red C is not cy's: cy holds none of {red A, red B, red C" in out
@@ -75,7 +75,7 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     assert code == 0
     assert f"resuming {path}" in out2 and "Resumed a game with 5 events." in out2
     assert grid_of(out2[: out2.index("> hit")]) == before
-    assert "event 5: ann guessed cy holds blue A: hit" in out2
+    assert "event 5: ann guessed cy holds blue A: a hit, the card is revealed" in out2
     assert len(saved(path)["events"]) == 6
 
 

@@ -63,7 +63,7 @@ def test_the_checker_logs_an_event_the_counter_cannot_check_within_the_budget():
     text = a.start()
     assert a.conflict is None and "(approximate: too many deals to count" in text
     answer = a.handle("code bob red A 1")
-    assert answer.startswith(f"event {len(LOG['events'])}: bob rolled red A and wrote 1"), answer
+    assert answer.startswith(f"event {len(LOG['events'])}: bob rolled red/A; written: bob 1"), answer
     assert len(a.events) == len(LOG["events"]) + 1
 
 

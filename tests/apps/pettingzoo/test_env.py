@@ -109,3 +109,24 @@ def test_deduce_imports_without_pettingzoo():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install 'deduce[pettingzoo]'" in out
+
+
+@pytest.mark.parametrize("name", ["mafia-code", "checkpoint-charlie", "crime-hotel"])
+def test_render_and_describe_speak_the_games_words(name):
+    """What a person reads from the wrapper (the rendered events, an action index's words) comes
+    from the game's text module, never a repr or a bare index."""
+    from tests.cli.test_play import bare_indices
+
+    env = pz.raw_env(name, render_mode="ansi")
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        if not env.agents:
+            break
+        mask = env.observe(env.agent_selection)["action_mask"]
+        index = int(rng.choice(np.flatnonzero(mask)))
+        said = env.describe(index)
+        assert said and "(" not in said.split()[0] and bare_indices(said) == [], said
+        env.step(index)
+        shown = env.render()
+        assert "=" not in shown and bare_indices(shown) == [], shown
