@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from deduce.apps.audit import CHECKS, AgentEntry, AuditReport, audit
+from deduce.apps.audit import CHECKS, DEFAULT_SOLVERS, AgentEntry, AuditReport, audit
 from deduce.cli.options import parse_agent_options, parse_config, type_agent_params
 from deduce.errors import InvalidConfig
 from deduce.games.registry import game_names
@@ -25,7 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="agents to seat in rotation (default: every agent of the game that plays its configuration)")
     p.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="game configuration field, typed by the field (repeatable; one game, not 'all'); lists as a,b,c")
-    p.add_argument("--solvers", nargs="+", default=["exact", "cpsat", "csp", "brute"], help="backends compared")
+    p.add_argument("--solvers", nargs="+", default=list(DEFAULT_SOLVERS),
+                   help="exact backends asked in order; the first two of different algorithms that answer within "
+                        "the work budget are compared (default: %(default)s)")
     p.add_argument("--check-every", type=int, default=5, help="compare backends every K actions (default 5)")
     p.add_argument("--max-actions", type=int, default=3000, help="stop each game after this many actions")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -49,6 +51,8 @@ def _as_json(r: AuditReport) -> dict[str, Any]:
         "config": {k: list(v) if isinstance(v, tuple) else v for k, v in r.config.items()},
         "games": r.games, "actions": r.actions, "events": r.events,
         "passed": dict(r.passed), "failed": dict(r.failed()), "skipped": dict(r.skipped),
+        "agreement_methods": dict(r.methods), "agreement_skipped_because": dict(r.why_skipped),
+        "seconds": {k: round(v, 2) for k, v in r.seconds.items()},
         "not_seated": dict(r.unseated), "determinism_not_checked": dict(r.unchecked),
         "failures": [{"check": f.check, "reproducer": f.reproducer(r.game), "message": f.message} for f in r.failures],
     }
@@ -78,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
         cells = [f"{r.passed[c]} ok {r.failed()[c]} bad {r.skipped[c]} n/a".rjust(22) for c in CHECKS]
         print(f"{r.game:20s} {r.games:5d} {r.actions:7d} {r.events:7d}  " + "  ".join(cells))
     for r in reports:
+        if r.methods:
+            print(f"{r.game}: agreement compared " + ", ".join(f"{m} {k}x" for m, k in r.methods.most_common()))
+        for why, k in r.why_skipped.most_common(5):
+            print(f"{r.game}: agreement skipped {k}x: {why}")
         for label, why in r.unseated.items():
             print(f"{r.game}: {label} not seated: {why}")
         for label, why in r.unchecked.items():

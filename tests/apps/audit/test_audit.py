@@ -151,7 +151,7 @@ class _Backend:
         self.solves += 1
         import numpy as np
 
-        return np.full((1, 2), self.answer)
+        return np.full((kb.num_cards, kb.num_locations), self.answer, dtype=bool)
 
     def count(self, kb) -> int:
         return 1
@@ -162,8 +162,87 @@ def test_agreement_solves_only_when_two_backends_can_be_compared():
 
     kb = ClueGame().knowledge(ClueGame().new_initial_state(0).observation(0))
     alone, unsupported = _Backend("cpsat", True), _Backend("exact", False)
-    assert _agreement(kb, [alone, unsupported]) == (1, None)
-    assert alone.solves == 0 and unsupported.solves == 0  # n/a without spending a solve
+    verdict = _agreement(kb, [alone, unsupported])
+    assert verdict.skipped and "only cpsat answered" in verdict.skipped and "exact: does not support" in verdict.skipped
+    assert unsupported.solves == 0
     a, b = _Backend("cpsat", True, 0), _Backend("exact", True, 1)
-    compared, mismatch = _agreement(kb, [a, b])
-    assert compared == 2 and "disagree" in mismatch and a.solves == b.solves == 1
+    verdict = _agreement(kb, [a, b])
+    assert verdict.methods == "cpsat+exact" and "disagree" in verdict.mismatch and a.solves == b.solves == 1
+
+
+def test_agreement_takes_its_two_answers_from_different_algorithms():
+    from deduce.apps.audit import _agreement
+
+    kb = ClueGame().knowledge(ClueGame().new_initial_state(0).observation(0))
+    exact, split, cpsat = _Backend("exact", True, 1), _Backend("split", True, 0), _Backend("cpsat", True, 1)
+    verdict = _agreement(kb, [exact, split, cpsat])
+    assert verdict.methods == "exact+cpsat" and verdict.mismatch is None
+    assert split.solves == 0  # the same class DP as exact: a second opinion it is not
+
+
+def _plant_a_wrong_cell(monkeypatch, backend_class):
+    """``backend_class.tallies`` with one open cell emptied: a wrong answer that looks right."""
+    from solvers.base import Tally
+
+    original = backend_class.tallies
+    planted = []
+
+    def wrong(self, kb, *args, **kwargs):
+        t = original(self, kb, *args, **kwargs)
+        cells = [list(row) for row in t.cells]
+        for c, row in enumerate(cells):
+            open_ = [z for z, v in enumerate(row) if 0 < v < t.total]
+            if open_:
+                cells[c][open_[0]] = 0
+                planted.append((c, open_[0]))
+                break
+        return Tally(t.total, tuple(tuple(row) for row in cells))
+
+    monkeypatch.setattr(backend_class, "tallies", wrong)
+    return planted
+
+
+def test_the_audit_fails_a_planted_wrong_answer_of_the_second_method(monkeypatch):
+    from solvers.frontier import FrontierSolver
+
+    planted = _plant_a_wrong_cell(monkeypatch, FrontierSolver)
+    report = audit("clue", games=1, seed=0, agents=["random"], check_every=5, max_actions=10)
+    assert planted and report.failed()["agreement"] > 0
+    failure = next(f for f in report.failures if f.check == "agreement")
+    assert "exact and frontier disagree on possible locations" in failure.message
+    assert f"game seed {failure.game_seed}" in failure.reproducer("clue")
+
+
+def test_the_audit_fails_a_planted_wrong_answer_on_a_time_indexed_game(monkeypatch):
+    from solvers.chain import ChainSolver
+
+    planted = _plant_a_wrong_cell(monkeypatch, ChainSolver)
+    report = audit("crime-hotel", games=1, seed=0, agents=["random"], check_every=10, max_actions=30)
+    assert planted and report.failed()["agreement"] > 0
+    assert any("chain and frontier disagree" in f.message for f in report.failures)
+
+
+def test_the_sampler_second_opinion_catches_an_exact_answer_that_misses_worlds():
+    """Where only one exact method answers (Mayfair Alibi after its first pass), the sampler's
+    worlds must fall inside its answer: an answer with a possible cell removed fails."""
+    import numpy as np
+
+    from deduce.apps.audit import _sampled
+    from deduce.games.registry import make
+    from deduce.play import GameRun, RandomPlayer
+    from solvers.epoch import EpochSolver
+
+    game = make("alibi", num_players=3)
+    run = GameRun(game, [RandomPlayer(seed=i) for i in range(3)], 7, max_moves=12)
+    for _ in run:
+        pass
+    kb = game.knowledge(run.state.observation(0))
+    assert kb.epochs > 2
+    possible = EpochSolver().possible(kb)
+    assert _sampled(kb, possible, seed=1) is None
+    open_cards = [c for c in range(kb.num_cards) if possible[c].sum() > 1]
+    wrong = possible.copy()
+    wrong[open_cards, :] = False  # every open card pinned nowhere: the sampler's worlds disagree
+    for c in open_cards:
+        wrong[c, np.flatnonzero(possible[c])[0]] = True
+    assert "calls impossible" in _sampled(kb, wrong, seed=1)
