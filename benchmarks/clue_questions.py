@@ -2,24 +2,27 @@
 
 ``python -m benchmarks.clue_questions`` scores every suggestion in every own view of the
 solver corpus (:func:`benchmarks.solvers.generate_corpus`, 3-6 players, 0-60 suggestions)
-with :func:`agents.clue.questions.score_questions` (DP passes shared by blocks of card
-classes) and with :func:`agents.clue.questions.score_questions_per_class` (one pass per
-class of questions, the former code), in the same run and alternating per state, and prints
-per player count the median and maximum milliseconds of each, the ratio old/new of the
-medians and of the maxima, and the largest score difference (exactness check).
-``--every N`` keeps every N-th state (a quick look).
+with :func:`agents.clue.questions.score_questions` (one DP over the locations in refutation
+order serves every question) and with :func:`agents.clue.questions.score_questions_by_blocks`
+(tracked DP passes shared by blocks of card classes, the former code), in the same run and
+alternating per state, and prints per player count the median and maximum milliseconds of
+each, the ratio old/new of the medians and of the maxima, the largest score difference
+(exactness check), and the load average before and after (the machine may be shared).
+``--every N`` keeps every N-th state (a quick look); ``--slowest N`` also lists the N slowest
+states of the new code.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agents.clue.questions import score_questions, score_questions_per_class
+from agents.clue.questions import score_questions, score_questions_by_blocks
 from benchmarks.solvers import generate_corpus
 from deduce.games.clue.rules import ClueGame
 from deduce.knowledge import KnowledgeBase
@@ -44,14 +47,15 @@ def _score(scorer: Scorer, item: dict[str, Any]) -> tuple[float, dict[tuple[int,
 def run(every: int = 1) -> list[dict[str, Any]]:
     """One row per player count: states, median/max ms of new and old, ratios, max difference."""
     items = [it for it in generate_corpus() if it["view"] == "own"][::every]
-    for scorer in (score_questions, score_questions_per_class):  # compile the kernels first
+    for scorer in (score_questions, score_questions_by_blocks):  # compile the kernels first
         _score(scorer, items[0])
     per: dict[int, dict[str, list[float]]] = {}
     for it in items:
         t_new, new = _score(score_questions, it)
-        t_old, old = _score(score_questions_per_class, it)
+        t_old, old = _score(score_questions_by_blocks, it)
         assert len(new) == 324
-        row = per.setdefault(it["players"], {"new": [], "old": [], "diff": []})
+        row = per.setdefault(it["players"], {"new": [], "old": [], "diff": [], "names": []})
+        row["names"].append(it["name"])
         row["new"].append(t_new)
         row["old"].append(t_old)
         row["diff"].append(max(abs(new[q] - old[q]) for q in old))
@@ -68,6 +72,7 @@ def run(every: int = 1) -> list[dict[str, Any]]:
             "median_ratio": med_old / med_new,
             "max_ratio": max(r["old"]) / max(r["new"]),
             "max_difference": max(r["diff"]),
+            "slowest": sorted(zip(r["new"], r["old"], r["names"], strict=True), reverse=True),
         })
     return rows
 
@@ -89,10 +94,18 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
 def main(argv: Sequence[str] | None = None, out: Callable[[str], Any] = print) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.clue_questions", description=__doc__.split("\n")[0])
     parser.add_argument("--every", type=int, default=1, help="keep every N-th state of the corpus")
+    parser.add_argument("--slowest", type=int, default=0, help="also list the N slowest states (new code)")
     args = parser.parse_args(argv)
     if args.every < 1:
         parser.error(f"--every {args.every}: must be at least 1")
-    out(format_table(run(args.every)))
+    before = os.getloadavg()[0]
+    rows = run(args.every)
+    out(format_table(rows))
+    out(f"load average (1 min): {before:.1f} before, {os.getloadavg()[0]:.1f} after")
+    if args.slowest:
+        slow = sorted((s for r in rows for s in r["slowest"]), reverse=True)[: args.slowest]
+        for t_new, t_old, name in slow:
+            out(f"{name}: new {1000 * t_new:.1f} ms, old {1000 * t_old:.1f} ms")
     return 0
 
 

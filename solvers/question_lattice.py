@@ -113,45 +113,48 @@ def _profiles(
     q: Problem, z: int, cards: Sequence[tuple[int, ...]], class_of: Mapping[int, int], size: Sequence[int]
 ) -> list[list[tuple[int, int]]] | None:
     """Every class-count profile location ``z`` may receive (``None`` past MAX_PROFILES): counts
-    within bounds, every clause met, no not-all complete. Constraints hold whole classes."""
+    within bounds, every clause met, no not-all complete. Constraints hold whole classes.
+    Built class by class as rows of counts, dropping rows over an upper bound as they appear."""
     bit = 1 << z
     allowed = [c for c, cs in enumerate(cards) if q.dom[cs[0]] & bit]
     counts = [({class_of[k] for k in ks}, lo, hi) for ks, zz, lo, hi in q.counts if zz == z]
     clauses = [{class_of[k] for k in ks} for ks, zz in q.clauses if zz == z]
     notalls = [{class_of[k] for k, _ in pairs} for pairs in q.notalls if pairs[0][1] == z]
-    member = {c: [j for j, (cs, _, _) in enumerate(counts) if c in cs] for c in allowed}
-    out: list[list[tuple[int, int]]] = []
-    sums = [0] * len(counts)
-    chosen: list[tuple[int, int]] = []
-
-    def rec(i: int) -> bool:
-        if i == len(allowed):
-            if all(lo <= s for s, (_, lo, _) in zip(sums, counts, strict=True)):
-                have = {c for c, _ in chosen}
-                full = {c for c, n in chosen if n == size[c]}
-                if all(cl & have for cl in clauses) and all(not na <= full for na in notalls):
-                    out.append(list(chosen))
-                    if len(out) > MAX_PROFILES:
-                        return False
-            return True
-        c = allowed[i]
+    hi = np.array([h for _, _, h in counts], dtype=np.int64)
+    rows = np.zeros((1, len(allowed)), dtype=np.int64)
+    sums = np.zeros((1, len(counts)), dtype=np.int64)
+    for i, c in enumerate(allowed):
+        inc = np.array([c in cs for cs, _, _ in counts], dtype=np.int64)
+        parts_r, parts_s = [], []
         for n in range(size[c] + 1):
-            if any(sums[j] + n > counts[j][2] for j in member[c]):
+            s2 = sums + n * inc
+            keep = (s2 <= hi).all(axis=1)
+            if not keep.any():
                 break
-            for j in member[c]:
-                sums[j] += n
-            if n:
-                chosen.append((c, n))
-            ok = rec(i + 1)
-            if n:
-                chosen.pop()
-            for j in member[c]:
-                sums[j] -= n
-            if not ok:
-                return False
-        return True
-
-    return out if rec(0) else None
+            r2 = rows[keep].copy()
+            r2[:, i] = n
+            parts_r.append(r2)
+            parts_s.append(s2[keep])
+        rows, sums = np.concatenate(parts_r), np.concatenate(parts_s)
+        if len(rows) > 4 * MAX_PROFILES:
+            return None
+    ok = np.ones(len(rows), dtype=bool)
+    for j, (_, lo, _) in enumerate(counts):
+        ok &= sums[:, j] >= lo
+    col = {c: i for i, c in enumerate(allowed)}
+    for cl in clauses:
+        have = np.zeros(len(rows), dtype=bool)
+        for c in cl:
+            if c in col:
+                have |= rows[:, col[c]] > 0
+        ok &= have
+    for na in notalls:
+        if all(c in col for c in na):
+            ok &= ~np.all(np.stack([rows[:, col[c]] == size[c] for c in na]), axis=0)
+    rows = rows[ok]
+    if len(rows) > MAX_PROFILES:
+        return None
+    return [[(allowed[i], int(n)) for i, n in enumerate(r) if n] for r in rows.tolist()]
 
 
 def _binomials(n: int) -> np.ndarray:
@@ -193,7 +196,7 @@ if AVAILABLE:  # pragma: no branch
         return dst
 
     @njit(cache=True, nogil=True)
-    def _layer(fprev, vnz, tidx, tptr, tcls, tcnt, pnext, xd, xidx, top, size, binom,  # type: ignore[no-untyped-def]
+    def _layer(fprev, vnz, tidx, tptr, tcls, tcnt, pnext, xd, xidx, xptr, xcls, xcnt, top, size, binom,  # type: ignore[no-untyped-def]
                slot, kidx, nk, sptr, scls, astride, ostride, with_empty, exact, out, inner):
         """Adds one responder's answer weights to ``out[target profile, code]`` (see module doc):
         per placed multiset v (after this responder) and target profile, g = ways to pick V
@@ -228,23 +231,26 @@ if AVAILABLE:  # pragma: no branch
             for c in range(nc):
                 vd[c] = x % (size[c] + 1)
                 x //= size[c] + 1
+            g0 = 1.0
+            for c in range(nc):
+                if vd[c]:
+                    g0 *= binom[size[c], vd[c]]
             ne = 0
             for e in range(nx):
-                ok = True
-                for c in range(nc):
-                    if vd[c] + xd[e, c] > size[c]:
-                        ok = False
+                g = g0
+                for p in range(xptr[e], xptr[e + 1]):
+                    c = xcls[p]
+                    if vd[c] + xcnt[p] > size[c]:
+                        g = 0.0
                         break
-                if not ok:
+                    if vd[c]:  # exact: the divisor is a factor of g
+                        g = g / binom[size[c], vd[c]] * binom[size[c] - xcnt[p], vd[c]]
+                if g == 0.0:
                     continue
                 pw = pnext[top - v - xidx[e]]
                 if pw == 0.0:
                     continue
-                g = pw
-                for c in range(nc):
-                    if vd[c]:
-                        g *= binom[size[c] - xd[e, c], vd[c]]
-                gs[ne] = g
+                gs[ne] = g * pw
                 es[ne] = e
                 ne += 1
             if ne == 0:
@@ -383,104 +389,143 @@ if AVAILABLE:  # pragma: no branch
             of[2, 0] = 1.0
 
     @njit(cache=True, nogil=True)
-    def _group(qcls_row, e, om, xd, size, binom):  # type: ignore[no-untyped-def]
-        """(number of target card sets in the group, product of the named classes' outside
-        sizes) of target profile ``e`` with the named free cards of slots ``om`` in the target;
-        (0, 0) when no such set exists."""
-        nslot = qcls_row.shape[0]
-        mu = 1.0
-        for c in range(size.shape[0]):
-            mu *= binom[size[c], xd[e, c]]
-        den = 1.0
+    def _groups(qrow, xd, size, binom, mu0):  # type: ignore[no-untyped-def]
+        """The groups of one question: (target profile, slots whose named free card is in the
+        target, number of target card sets in the group, product over the other named free
+        classes of their cards outside the target)."""
+        nx = xd.shape[0]
+        nslot = qrow.shape[0]
+        free = 0
         for j in range(nslot):
-            c = qcls_row[j]
-            inx = (om >> j) & 1
-            if c < 0:
-                if inx:
-                    return 0.0, 0.0
-                continue
-            k = xd[e, c] - inx
-            if k < 0 or k > size[c] - 1:
-                return 0.0, 0.0
-            mu = mu / binom[size[c], xd[e, c]] * binom[size[c] - 1, k]
-            if not inx:
-                den *= size[c] - xd[e, c]
-        return mu, den
+            if qrow[j] >= 0:
+                free |= 1 << j
+        ge = np.empty(nx << nslot, np.int64)
+        gom = np.empty(nx << nslot, np.int64)
+        gmu = np.empty(nx << nslot)
+        gden = np.empty(nx << nslot)
+        ng = 0
+        for e in range(nx):
+            om = free
+            while True:
+                mu = mu0[e]
+                den = 1.0
+                for j in range(nslot):
+                    c = qrow[j]
+                    if c < 0:
+                        continue
+                    inx = (om >> j) & 1
+                    k = xd[e, c] - inx
+                    if k < 0 or k > size[c] - 1:
+                        mu = 0.0
+                        break
+                    mu = mu / binom[size[c], xd[e, c]] * binom[size[c] - 1, k]
+                    if not inx:
+                        den *= size[c] - xd[e, c]
+                if mu > 0.0:
+                    ge[ng] = e
+                    gom[ng] = om
+                    gmu[ng] = mu
+                    gden[ng] = den
+                    ng += 1
+                if om == 0:
+                    break
+                om = (om - 1) & free
+        return ge[:ng], gom[:ng], gmu[:ng], gden[:ng]
 
     @njit(cache=True, nogil=True)
-    def _columns(qcls, xd, size, binom):  # type: ignore[no-untyped-def]
+    def _columns(qcls, xd, size, binom, mu0):  # type: ignore[no-untyped-def]
         """Groups per question (columns of its matrix)."""
-        nq, nslot = qcls.shape
-        out = np.zeros(nq, np.int64)
-        for qi in range(nq):
-            for e in range(xd.shape[0]):
-                for om in range(1 << nslot):
-                    mu, _ = _group(qcls[qi], e, om, xd, size, binom)
-                    if mu > 0.0:
-                        out[qi] += 1
+        out = np.zeros(qcls.shape[0], np.int64)
+        for qi in range(qcls.shape[0]):
+            out[qi] = _groups(qcls[qi], xd, size, binom, mu0)[0].shape[0]
         return out
 
     @njit(cache=True, nogil=True)
-    def _assemble(tables, qcls, qresp, qpref, xd, size, binom, nk, kidx, ostride, nresp, mats, lgm):  # type: ignore[no-untyped-def]
+    def _assemble(tables, qcls, qresp, qpref, xd, size, binom, mu0, nk, kidx, ostride, nresp, mats, lgm):  # type: ignore[no-untyped-def]
         """Answers-by-groups matrices per question: a group is (target profile, which named
         free cards are in the target), weighted by its number of card sets. ``qcls[q, j]``: the
         class of slot j's named card, -1 when it is fixed (``qresp``: the responder position
-        holding it, -1 for none; ``qpref``: the responder prefers showing it)."""
+        holding it, -1 for none; ``qpref``: the responder prefers showing it). Per question,
+        the table code of every (slots in the target, slots in the hand) pair is made once."""
         nq, nslot = qcls.shape
         nans = mats.shape[1]
+        nsub = 1 << nslot
+        codes = np.zeros((nsub, nsub), np.int64)  # [in target, in hand]
+        pools = np.zeros((2, nsub), np.int64)  # [at the first fixed card's responder?, in hand]
+        npool = np.zeros((2, nsub), np.int64)
         for qi in range(nq):
             first = nresp
+            free = 0
             for j in range(nslot):
-                if qcls[qi, j] < 0 and 0 <= qresp[qi, j] < first:
-                    first = qresp[qi, j]
-            last = first if first < nresp else nresp - 1
-            col = 0
-            for e in range(xd.shape[0]):
-                for om in range(1 << nslot):
-                    mu, den = _group(qcls[qi], e, om, xd, size, binom)
-                    if mu <= 0.0:
+                if qcls[qi, j] < 0:
+                    if 0 <= qresp[qi, j] < first:
+                        first = qresp[qi, j]
+                else:
+                    free |= 1 << j
+            fixed_here = 0
+            fixed_pref = 0
+            for j in range(nslot):
+                if qcls[qi, j] < 0 and qresp[qi, j] == first and first < nresp:
+                    fixed_here |= 1 << j
+                    if qpref[qi, j]:
+                        fixed_pref |= 1 << j
+            for om in range(nsub):
+                if om & ~free:
+                    continue
+                avail = free & ~om
+                for sa in range(nsub):
+                    if sa & ~avail:
                         continue
-                    lgm[qi, col] = np.log2(mu)
-                    for layer in range(last + 1):
-                        for sa in range(1 << nslot):
-                            if sa & om:
-                                continue
-                            bad = False
-                            code = 0
-                            for j in range(nslot):
-                                c = qcls[qi, j]
-                                if (sa >> j) & 1:
-                                    if c < 0:
-                                        bad = True
-                                        break
-                                    code += (1 + kidx[c]) * ostride[j]
-                                elif c >= 0 and not (om >> j) & 1:
-                                    code += (nk[j] + 1 + kidx[c]) * ostride[j]
-                            if bad:
-                                continue
-                            nobody = sa == 0 and first == nresp
-                            if sa == 0 and layer != first and not (nobody and layer == nresp - 1):
-                                continue
-                            val = tables[layer, e, code] / den * mu
-                            if val == 0.0:
-                                continue
-                            if nobody:
-                                mats[qi, nans - 1, col] += val
-                                continue
-                            npref = 0
-                            nheld = 0
-                            for j in range(nslot):
-                                if (sa >> j) & 1 or (qcls[qi, j] < 0 and qresp[qi, j] == layer):
-                                    nheld += 1
-                                    if qpref[qi, j]:
-                                        npref += 1
-                            share = val / (npref if npref else nheld)
-                            for j in range(nslot):
-                                if (sa >> j) & 1 or (qcls[qi, j] < 0 and qresp[qi, j] == layer):
-                                    if npref == 0 or qpref[qi, j]:
-                                        mats[qi, layer * nslot + j, col] += share
-                    col += 1
-
+                    code = 0
+                    for j in range(nslot):
+                        c = qcls[qi, j]
+                        if (sa >> j) & 1:
+                            code += (1 + kidx[c]) * ostride[j]
+                        elif (avail >> j) & 1:
+                            code += (nk[j] + 1 + kidx[c]) * ostride[j]
+                    codes[om, sa] = code
+            for sa in range(nsub):
+                for here in range(2):
+                    pool = sa
+                    if here:
+                        pool = fixed_pref if fixed_pref else sa | fixed_here
+                    pools[here, sa] = pool
+                    cnt = 0
+                    for j in range(nslot):
+                        cnt += (pool >> j) & 1
+                    npool[here, sa] = cnt
+            last = first if first < nresp else nresp - 1
+            ge, gom, gmu, gden = _groups(qcls[qi], xd, size, binom, mu0)
+            ncol = ge.shape[0]
+            for col in range(ncol):
+                lgm[qi, col] = np.log2(gmu[col])
+                gmu[col] /= gden[col]
+            for om in range(nsub):
+                if om & ~free:
+                    continue
+                mine = np.flatnonzero(gom == om)
+                if mine.shape[0] == 0:
+                    continue
+                avail = free & ~om
+                for layer in range(last + 1):
+                    here = 1 if layer == first else 0
+                    for sa in range(nsub):
+                        if sa & ~avail:
+                            continue
+                        if sa == 0 and not here:
+                            if first == nresp and layer == nresp - 1:
+                                row = tables[layer, codes[om, 0]]
+                                for col in mine:
+                                    mats[qi, nans - 1, col] += row[ge[col]] * gmu[col]  # nobody refutes
+                            continue
+                        row = tables[layer, codes[om, sa]]
+                        pool = pools[here, sa]
+                        share = 1.0 / npool[here, sa]
+                        for j in range(nslot):
+                            if (pool >> j) & 1:
+                                ans = layer * nslot + j
+                                for col in mine:
+                                    mats[qi, ans, col] += row[ge[col]] * gmu[col] * share
 
 def question_matrices(
     q: Problem,
@@ -547,23 +592,24 @@ def question_matrices(
         held = [r for r in qresp[i].tolist() if r >= 0]
         if held:
             empty_at[min(held)] = True
-    xidx, _, _, _ = lat.profiles[loc]
+    xidx = lat.profiles[loc][0]
     top = lat.states - 1
     tables = np.zeros((n, len(xidx), int(ostride[-1])))
     inner = np.zeros((len(xidx), int(ostride[-1])))
-    total = float(sum(np.prod([comb(int(m), int(k)) for m, k in zip(size, row, strict=True)]) * backward[0][top - i]
-                      for row, i in zip(lat.targets, xidx, strict=True)))
+    mu0 = np.array([float(np.prod([comb(int(m), int(k)) for m, k in zip(size, row, strict=True)])) for row in lat.targets])
+    total = float((mu0 * backward[0][top - xidx]).sum())
     exact = total * float(size.max()) ** width < 2.0**52
     for i, r in enumerate(responders):
         inner[:] = 0.0
-        _layer(forward[i], np.flatnonzero(forward[i + 1]), *lat.profiles[r], backward[i + 1], lat.targets, xidx, top,
+        _layer(forward[i], np.flatnonzero(forward[i + 1]), *lat.profiles[r], backward[i + 1], lat.targets, *lat.profiles[loc], top,
                size, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, tables[i], inner)
         if exact:
             tables[i] += _outside(inner, lat, nk)
-    cols = _columns(qcls, lat.targets, size, binom)
+    cols = _columns(qcls, lat.targets, size, binom, mu0)
     mats = np.zeros((len(questions), n * width + 1, max(int(cols.max()), 1)))
     lgm = np.zeros((len(questions), mats.shape[2]))
-    _assemble(tables, qcls, qresp, qpref, lat.targets, size, binom, nk, lat.kidx, ostride, n, mats, lgm)
+    tables = np.ascontiguousarray(tables.transpose(0, 2, 1))  # [layer, code, target]
+    _assemble(tables, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n, mats, lgm)
     return mats, lgm
 
 

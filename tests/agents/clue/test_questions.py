@@ -288,8 +288,83 @@ def test_shared_passes_give_the_per_class_scores(players, seed, steps, leak, mea
     monkeypatch.setattr(questions, "Plan", counting)
     want = questions.score_questions_per_class(kb, env, options, responders, pref, leak_weight=leak, measure=measure)
     reference_passes, passes["now"] = passes["now"], 0
-    got = questions.score_questions(kb, env, options, responders, pref, leak_weight=leak, measure=measure)
+    got = questions.score_questions_by_blocks(kb, env, options, responders, pref, leak_weight=leak, measure=measure)
     assert got.keys() == want.keys()
     assert max(abs(got[q] - want[q]) for q in options) < 1e-9
     assert len(set(got.values())) > 3  # the state discriminates between questions
     assert passes["now"] < reference_passes  # the blocks did share passes
+
+
+CLASSIC_STATES = [
+    (3, 11, 12, 0.0, "shannon"),
+    (4, 12, 10, 0.5, "shannon"),
+    (5, 23, 8, 0.0, "hartley"),
+    (6, 24, 10, 0.3, "accuracy"),
+    (5, 31, 10, 0.0, "shannon"),
+    (6, 5, 0, 0.0, "shannon"),
+    (4, 8, 8, 0.2, "accuracy"),
+]
+
+
+@pytest.mark.parametrize("players,seed,steps,leak,measure", CLASSIC_STATES)
+def test_refutation_lattice_gives_the_per_class_scores(players, seed, steps, leak, measure, monkeypatch):
+    """The default scorer (one DP over the locations in refutation order) equals the
+    one-pass-per-class reference on random classic states, without falling back."""
+    import agents.clue.questions as questions
+
+    game, kb, env, responders, pref = classic_view(players, seed, steps)
+    options = list(game.triples())
+    want = questions.score_questions_per_class(kb, env, options, responders, pref, leak_weight=leak, measure=measure)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fell back to the block scorer")
+
+    monkeypatch.setattr(questions, "score_questions_by_blocks", refuse)
+    got = questions.score_questions(kb, env, options, responders, pref, leak_weight=leak, measure=measure)
+    assert got.keys() == want.keys()
+    assert max(abs(got[q] - want[q]) for q in options) < 1e-12
+    assert len(set(got.values())) > 3  # the state discriminates between questions
+
+
+def test_lattice_matrices_count_every_world():
+    """Each question's answers-by-groups matrix sums to the number of consistent worlds (every
+    world answers exactly once), and the groups' multiplicities cover every envelope."""
+    from agents.clue.questions import card_classes
+    from solvers.exact_dp import Plan, problem_from_kb, simplify
+    from solvers.question_lattice import question_matrices
+
+    game, kb, env, responders, pref = classic_view(5, 31, 10)
+    p = problem_from_kb(kb)
+    q = simplify(p)
+    sig = card_classes(p, pref)
+    options = list(game.triples())
+    found = question_matrices(q, env, options, responders, {z: set(c) for z, c in pref.items()}, dict(enumerate(sig)))
+    assert found is not None
+    mats, _ = found
+    total = Plan(q).total
+    assert np.allclose(mats.sum(axis=(1, 2)), total, rtol=1e-12)
+
+
+def test_constraint_across_locations_falls_back_to_the_blocks():
+    """A not-all over two locations is not a product over locations: the lattice refuses and
+    the block scorer answers (same scores as the reference)."""
+    from agents.clue.questions import card_classes, score_questions_per_class
+    from deduce.constraints import NotAll
+    from solvers.exact_dp import problem_from_kb, simplify
+    from solvers.question_lattice import question_matrices
+
+    game = small_game(3)
+    kb, env, responders, pref = asker_view(game, 2, 2)
+    q0 = simplify(problem_from_kb(kb))
+    a, b = [k for k, d in enumerate(q0.dom) if d & (d - 1)][:2]
+    za = min(z for z in range(q0.num_locations) if q0.dom[a] >> z & 1)
+    zb = min(z for z in range(q0.num_locations) if q0.dom[b] >> z & 1 and z != za)
+    kb = kb.copy()
+    kb.add(NotAll(((a, za), (b, zb))))
+    p = problem_from_kb(kb)
+    options = list(game.triples())
+    assert question_matrices(simplify(p), env, options, responders, {}, dict(enumerate(card_classes(p, pref)))) is None
+    got = score_questions(kb, env, options, responders, pref)
+    want = score_questions_per_class(kb, env, options, responders, pref)
+    assert max(abs(got[k] - want[k]) for k in options) < 1e-12
+    assert max(got.values()) > 0
