@@ -411,7 +411,9 @@ class HumanGame:
             except Exception:
                 reason = "not a legal action now"
             words = self.words.action(action, self.state.observation(self.seat))
-            raise IllegalAction(f"{words}: " + reason.removeprefix(f"{action!r}: ") if reason.startswith(repr(action)) else reason)
+            # the engine names the action by its repr: a person reads the action's words instead
+            reason = reason.removeprefix(f"{action!r}: ").replace(repr(action), f"'{words}'")
+            raise IllegalAction(f"{words}: {reason}")
         self.person.chosen = action
         self.menu = []
         return self.advance()

@@ -392,3 +392,24 @@ def test_engine_refusals_name_the_seat(name):
     assert re.search(r"\bplayer \d", reason) is None and bare_indices(reason.split(": ", 1)[-1]) == [], reason
     with pytest.raises(IllegalAction, match=names[state.current_player]):
         state.apply(action)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_refused_action_reads_in_words_in_play(name):
+    """In ``deduce play`` a refusal says the action in the game's words and the seat by name:
+    no repr such as 'Decline()' and no 'player 0'."""
+    import agents
+    from deduce.cli.play import HumanGame
+
+    game = deduce.make(name)
+    others = {i: agents.get("random", game=name) for i in range(1, game.num_players)}
+    session = HumanGame(game, others, 0, 1)
+    session.start()
+    if session.done:
+        pytest.skip("the game ended before the person's turn")
+    action = _illegal(name, game, session.state)
+    with pytest.raises(deduce.errors.IllegalAction) as refused:
+        session._play(action)
+    message = str(refused.value)
+    assert repr(action) not in message and re.search(r"\bplayer \d", message) is None, message
+    assert message.startswith(session.words.action(action, session.state.observation(0)) + ": "), message

@@ -14,7 +14,7 @@ from deduce.explain import Phrasing, event_citer
 from deduce.games.base import Action, Event, Observation
 from deduce.games.clue import text as clue_text
 from deduce.games.clue.board import render
-from deduce.games.clue.intrigue import CLOCK, Decline, Eliminated, IntrigueDrawn, UseAnyRoom
+from deduce.games.clue.intrigue import CLOCK, Eliminated, IntrigueDrawn, UseAnyRoom
 from deduce.games.clue.rules import ClueGame, Move, Roll, Rolled, Suggestion, TokenMoved
 
 __all__ = ["event_text", "action_text", "phraser", "board_text", "status_text", "final_scores", "actions_help"]
@@ -80,8 +80,6 @@ def action_text(game: ClueGame, action: Action, observation: Observation | None 
         return f"move to {board.label(action.to)}"
     if isinstance(action, UseAnyRoom) and board is not None:
         return f"play move to any room: {board.label(action.to)}"
-    if isinstance(action, Decline):
-        return "decline to show a card (play your decline card)"
     return clue_text.action_text(game, action)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from deduce.constraints import At, AtLeastOne, Constraint, NotAll
 from deduce.explain import Phrasing, event_citer
 from deduce.games.base import Action, Event, Observation
+from deduce.games.clue.intrigue import Decline
 from deduce.games.clue.rules import (
     ENVELOPE,
     EXTRA,
@@ -116,6 +117,8 @@ def action_text(game: ClueGame, action: Action, observation: Observation | None 
         return "view the leftover pile (then accuse)"
     if isinstance(action, EndTurn):
         return "end turn"
+    if isinstance(action, Decline):
+        return "decline to show a card (play your decline card)"
     return repr(action)
 
 
