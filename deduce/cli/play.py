@@ -320,7 +320,8 @@ class HumanGame:
         obs = self.state.observation(self.seat)
         scores = self.words.scores(obs)
         if scores is not None:
-            lines.append("scores: " + ", ".join(f"{self.names[i]} {s:g}" for i, s in enumerate(scores)))
+            lines.append("scores: " + ", ".join(
+                f"{'you' if i == self.seat else self.names[i]} {s:g}" for i, s in enumerate(scores)))
         winners = self.state.winners()
         if winners:
             lines.append(f"winner: {', '.join('you' if w == self.seat else self.names[w] for w in winners)}")

@@ -67,7 +67,7 @@ def test_every_game_is_playable_from_a_numbered_list():
     assert "-- game over" in out
     # the scores are the totals the game ended with, not win flags
     totals = re.search(r"totals you (-?\d+), p1 (-?\d+), p2 (-?\d+), p3 (-?\d+)", out).groups()
-    assert f"scores: p0 {totals[0]}, p1 {totals[1]}, p2 {totals[2]}, p3 {totals[3]}" in out
+    assert f"scores: you {totals[0]}, p1 {totals[1]}, p2 {totals[2]}, p3 {totals[3]}" in out  # seat 0 is "you", as in every event
     assert sorted(set(totals)) != ["0", "1"]
 
 
