@@ -170,8 +170,11 @@ if AVAILABLE:  # pragma: no branch
     @njit(cache=True, nogil=True)
     def _push(src, nz, tidx, tptr, tcls, tcnt, size, binom):  # type: ignore[no-untyped-def]
         """dst[u + t] += src[u] * prod_c C(u_c + t_c, t_c): ways to give a specific set of profile
-        u + t to one more location (choosing which of its cards that location takes)."""
+        u + t to one more location (choosing which of its cards that location takes); also the
+        states reached, sorted."""
         dst = np.zeros_like(src)
+        touched = np.empty(src.shape[0], np.int64)
+        nt = 0
         nc = size.shape[0]
         dig = np.empty(nc, np.int64)
         for ii in range(nz.shape[0]):
@@ -192,8 +195,12 @@ if AVAILABLE:  # pragma: no branch
                         break
                     w *= binom[nd, tcnt[p]]
                 if ok:
-                    dst[u + tidx[t]] += f * w
-        return dst
+                    y = u + tidx[t]
+                    if dst[y] == 0.0:
+                        touched[nt] = y
+                        nt += 1
+                    dst[y] += f * w
+        return dst, np.sort(touched[:nt])
 
     @njit(cache=True, nogil=True)
     def _layer(fprev, vnz, tidx, tptr, tcls, tcnt, pnext, xd, xidx, xptr, xcls, xcnt, top, size, binom,  # type: ignore[no-untyped-def]
@@ -389,6 +396,30 @@ if AVAILABLE:  # pragma: no branch
             of[2, 0] = 1.0
 
     @njit(cache=True, nogil=True)
+    def _finish(table, inner, exact, room, nk, sptr, scls, ostride, ready):  # type: ignore[no-untyped-def]
+        """``ready[code, target]`` = outside weights: ``table`` plus ``inner`` turned from inside
+        to outside weights, slot by slot: a class c outside V and the target has
+        (size_c - target_c) - v_c cards, so its entry is (size_c - target_c) times the entry
+        without the slot's condition minus the inside entry (inclusion-exclusion, exact on
+        integer weights below 2**53)."""
+        nx, ncode = table.shape
+        for e in range(nx):
+            row = inner[e]
+            if exact:
+                for j in range(3):
+                    span = 2 * nk[j] + 1
+                    for code in range(ncode):
+                        d = (code // ostride[j]) % span
+                        if d > nk[j]:
+                            kk = d - nk[j] - 1
+                            row[code] = room[e, scls[sptr[j] + kk]] * row[code - d * ostride[j]] - row[code]
+                for code in range(ncode):
+                    ready[code, e] = table[e, code] + row[code]
+            else:
+                for code in range(ncode):
+                    ready[code, e] = table[e, code]
+
+    @njit(cache=True, nogil=True)
     def _groups(qrow, xd, size, binom, mu0):  # type: ignore[no-untyped-def]
         """The groups of one question: (target profile, slots whose named free card is in the
         target, number of target card sets in the group, product over the other named free
@@ -560,16 +591,17 @@ def question_matrices(
     n = len(responders)
     e0 = np.zeros(lat.states)
     e0[0] = 1.0
-    forward = [e0]
+    start = (e0, np.zeros(1, dtype=np.int64))
+    forward = [start]
     for r in responders:
-        forward.append(_push(forward[-1], np.flatnonzero(forward[-1]), *lat.profiles[r], size, binom))
-    rest = e0
+        forward.append(_push(*forward[-1], *lat.profiles[r], size, binom))
+    rest = start
     for z in range(q.num_locations):
         if z != loc and z not in responders:
-            rest = _push(rest, np.flatnonzero(rest), *lat.profiles[z], size, binom)
+            rest = _push(*rest, *lat.profiles[z], size, binom)
     backward = [rest] * (n + 1)
     for i in range(n - 1, -1, -1):
-        backward[i] = _push(backward[i + 1], np.flatnonzero(backward[i + 1]), *lat.profiles[responders[i]], size, binom)
+        backward[i] = _push(*backward[i + 1], *lat.profiles[responders[i]], size, binom)
     nk = np.array([len(sc) for sc in lat.slot_classes] + [0] * (3 - width), dtype=np.int64)
     astride = np.cumprod(np.r_[1, nk + 1]).astype(np.int64)
     ostride = np.cumprod(np.r_[1, 2 * nk + 1]).astype(np.int64)
@@ -597,37 +629,19 @@ def question_matrices(
     tables = np.zeros((n, len(xidx), int(ostride[-1])))
     inner = np.zeros((len(xidx), int(ostride[-1])))
     mu0 = np.array([float(np.prod([comb(int(m), int(k)) for m, k in zip(size, row, strict=True)])) for row in lat.targets])
-    total = float((mu0 * backward[0][top - xidx]).sum())
+    total = float((mu0 * backward[0][0][top - xidx]).sum())
     exact = total * float(size.max()) ** width < 2.0**52
+    ready = np.zeros((n, int(ostride[-1]), len(xidx)))  # [layer, code, target]
+    room = (size[None, :] - lat.targets).astype(float)  # [target, class]: its cards not in the target
     for i, r in enumerate(responders):
         inner[:] = 0.0
-        _layer(forward[i], np.flatnonzero(forward[i + 1]), *lat.profiles[r], backward[i + 1], lat.targets, *lat.profiles[loc], top,
+        _layer(forward[i][0], forward[i + 1][1], *lat.profiles[r], backward[i + 1][0], lat.targets, *lat.profiles[loc], top,
                size, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, tables[i], inner)
-        if exact:
-            tables[i] += _outside(inner, lat, nk)
+        _finish(tables[i], inner, exact, room, nk, sptr, scls, ostride, ready[i])
+    tables = ready
     cols = _columns(qcls, lat.targets, size, binom, mu0)
     mats = np.zeros((len(questions), n * width + 1, max(int(cols.max()), 1)))
     lgm = np.zeros((len(questions), mats.shape[2]))
-    tables = np.ascontiguousarray(tables.transpose(0, 2, 1))  # [layer, code, target]
     _assemble(tables, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n, mats, lgm)
     return mats, lgm
 
-
-def _outside(inner: np.ndarray, lat: Lattice, nk: np.ndarray) -> np.ndarray:
-    """Weights with named classes *outside* V from weights with them *inside* V: per slot, a
-    class c outside V and the target has (size_c - target_c) - v_c cards, so its entry is
-    (size_c - target_c) times the entry without the slot's condition minus the inside entry
-    (inclusion-exclusion, exact on integer weights below 2**53). ``inner[target, code]``."""
-    shape = [inner.shape[0]] + [int(2 * k + 1) for k in nk.tolist()][::-1]
-    t = inner.reshape(shape).copy()
-    nslot = len(nk)
-    for j, classes in enumerate(lat.slot_classes):
-        if not classes:
-            continue
-        axis = nslot - j
-        t = np.moveaxis(t, axis, 0)  # (slot codes, targets, other slots...)
-        k = len(classes)
-        room = (lat.size[classes][:, None] - lat.targets[:, classes].T).astype(float)  # (k, targets)
-        t[k + 1 :] = room.reshape((k, -1) + (1,) * (t.ndim - 2)) * t[0][None] - t[k + 1 :]
-        t = np.moveaxis(t, 0, axis)
-    return t.reshape(inner.shape)
