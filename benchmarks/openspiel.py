@@ -52,7 +52,7 @@ from typing import Any
 __all__ = ["SMALL", "measure", "measure_sampled", "resample_error", "nash_conv", "main"]
 
 #: the sampled games whose resamplers ``--resample-error`` measures, with their positions' depth
-RESAMPLED = {"mafia-code": 20, "alibi": 30, "alibi-adlung": 30, "crime-hotel": 30, "checkpoint-charlie": 6,
+RESAMPLED = {"mafia-code": 20, "alibi": 20, "alibi-adlung": 30, "crime-hotel": 30, "checkpoint-charlie": 6,
              "python_deduce_clue_board": 150}
 
 #: the board registrations' positions are reached without accusations, entering a room and

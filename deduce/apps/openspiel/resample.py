@@ -55,12 +55,16 @@ redrawn (:func:`_redraw_intrigue`). The other sampled games (:data:`RESAMPLING`)
   and their order drawn uniformly: how many ways there are is public), the game replayed and
   kept only if the player sees what it saw; after :data:`ADLUNG_TRIES` proposals without one
   (deep in a game, where every hidden draw must be confirmed) it falls back to the walk.
-- Alibi, approximate: no world of its knowledge base can yet be dealt (cards moving through a
-  deck), so the state walks :data:`WALK` steps of the engine's own ``hidden_variant`` (a
+- Alibi, exact where ``solvers.frontier`` counts the player's time-indexed knowledge base (its
+  first two epochs: the deal and the first pass, or a meld window), else approximate
+  (:func:`_redeal_alibi`): a world frontier draws exactly uniformly is a whole history (the
+  deal, the cards every seat passed), dealt and replayed with those passes (a pass still going
+  picks uniformly from the passer's hand) and kept if the player sees what it saw. Later (frontier
+  refuses), the state walks :data:`WALK` steps of the engine's own ``hidden_variant`` (a
   different deal replaying the same moves, nothing the player saw changed) from the true state
   (:func:`walk`), then gets new future draws. Consistent with the player's information, not
   uniform (it leans towards the truth): ``python -m benchmarks.openspiel --resample-error``
-  measures how far, in docs/openspiel.md.
+  measures both, in docs/openspiel.md.
 
 A resampled sampled-game state keeps the true history (its seed outcome and the moves), so
 replaying that history gives the true game, not the resampled one.
@@ -278,9 +282,10 @@ def resampling(game: DeduceGame) -> str:
     return BY_REGISTRATION.get(name) or RESAMPLING[game.deduce.name]
 
 
-#: the games resampled by the walk alone (the other approximate one, Alibi (Adlung), tries an
-#: exact draw first and walks only when it finds none: :func:`_redeal_adlung`)
-WALK_ONLY = frozenset({"alibi"})
+#: the games resampled by the walk alone: none now (the approximate ones, both Alibis, try an
+#: exact draw first and walk only when they find none: :func:`_redeal_adlung`,
+#: :func:`_redeal_alibi`)
+WALK_ONLY: frozenset[str] = frozenset()
 
 #: hidden-variant steps one approximate resample takes from the true state
 WALK = 8
@@ -314,6 +319,8 @@ def resample(state: DeduceState, player: int, rng: np.random.Generator) -> Deduc
         return _redeal_crime_hotel(state, player, rng)
     if game.deduce.name == "alibi-adlung":
         return _redeal_adlung(state, player, rng)
+    if game.deduce.name == "alibi":
+        return _redeal_alibi(state, player, rng)
     if method == "approximate":
         return walk(state, player, rng)
     raise NotSupported(f"{game.get_type().short_name}: no resampler for {game.deduce.name}")
@@ -933,3 +940,118 @@ def _redeal_adlung(state: DeduceState, player: int, rng: np.random.Generator) ->
         if information_string(new.observation(player), player, words) == want:
             return _finish(state, new, steps, rng)
     return walk(state, player, rng)  # none accepted: the approximate walk (RESAMPLING says so)
+
+
+# -- Alibi (Mayfair) -------------------------------------------------------------------------------
+#: Mayfair Alibi's exact proposals (time-indexed worlds from ``frontier``) before it falls back
+#: to the walk: each is a whole history, so almost every one replays to the player's view
+ALIBI_TRIES = 64
+
+
+def _frontier() -> Any:
+    """One frontier sampler per process that keeps its counting layers for the last few
+    knowledge bases (a search resamples the same information state many times; the draws
+    themselves still come from each caller's generator)."""
+    if "frontier" not in _SAMPLERS:
+        from solvers.frontier import FrontierSolver
+
+        class KeptLayers(FrontierSolver):
+            """``frontier`` with its layers kept per knowledge base (by its constraints)."""
+
+            def __init__(self) -> None:
+                super().__init__()
+                self.kept: dict[Hashable, Any] = {}
+
+            def _layers(self, kb: KnowledgeBase, epoch: int | None = None) -> Any:
+                key = (epoch, kb.epochs, tuple(kb.locations), tuple(kb.constraints))
+                if key not in self.kept:
+                    if len(self.kept) >= 4:
+                        self.kept.pop(next(iter(self.kept)))
+                    self.kept[key] = super()._layers(kb, epoch)
+                return self.kept[key]
+
+        _SAMPLERS["frontier"] = KeptLayers()
+    return _SAMPLERS["frontier"]
+
+
+def _alibi_passes(steps: Sequence[Step]) -> list[int | None]:
+    """For each move, the epoch its pass leaves (a ``PassCard`` of a finished pass: the
+    ``Passed`` event that closes it names it), or None (another move, or the pass still going)."""
+    from deduce.games.alibi.rules import PassCard, Passed
+
+    out: list[int | None] = [None] * len(steps)
+    pending: list[int] = []
+    for i, step in enumerate(steps):
+        if isinstance(step.action, PassCard):
+            pending.append(i)
+        for event in step.events:
+            if isinstance(event, Passed):
+                for j in pending:
+                    out[j] = event.epoch
+                pending = []
+    return out
+
+
+def _redeal_alibi(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceState:
+    """Mayfair Alibi, exact where ``frontier`` counts the player's time-indexed knowledge base
+    (early rounds): a world drawn exactly uniformly from it is a whole history (the deal at
+    epoch 0, the cards each seat passed at every pass after it); the game is dealt from it and
+    replayed, each finished pass of another seat with the cards the world moves, the cards
+    another seat has chosen so far in a pass still going drawn uniformly from its hand, and
+    kept only if the player sees exactly what it saw. Where frontier refuses (later rounds),
+    or no proposal replays, the approximate walk (:func:`walk`)."""
+    from deduce.apps.openspiel.game import Step
+    from deduce.errors import TooLarge
+    from deduce.games.alibi.rules import AlibiState, PassCard
+
+    game = state.get_game()
+    deduce_game = game.deduce
+    words = event_words(deduce_game)
+    obs = state.deduce_observation(player)
+    want = information_string(obs, player, words)
+    kb = deduce_game.knowledge(obs)
+    try:
+        first = _frontier().sample(kb, 2, rng)
+    except (TooLarge, NotSupported):
+        return walk(state, player, rng)
+    if not first:
+        raise NotSupported(f"seat {player}'s knowledge base has no consistent world")
+    n = deduce_game.num_players
+    box_loc = deduce_game.box_loc
+    passes = _alibi_passes(state.steps)
+
+    def proposals() -> Iterator[np.ndarray]:
+        yield from first
+        for _ in range(0, ALIBI_TRIES - len(first), 4):  # most first draws replay: a few at a time
+            yield from _frontier().sample(kb, 4, rng)
+
+    for world in proposals():
+        deal = world[0]
+        new = AlibiState.from_deal(deduce_game, [int(c) for c in np.flatnonzero(deal == box_loc)],
+                                   [[int(c) for c in np.flatnonzero(deal == p)] for p in range(n)])
+        given: dict[tuple[int, int], list[int]] = {}
+        steps: list[Step] = []
+        try:
+            for step, epoch in zip(state.steps, passes, strict=True):
+                action = step.action
+                if isinstance(action, PassCard) and step.seat != player:
+                    if epoch is not None:  # a finished pass: the cards the world moves
+                        key = (step.seat, epoch)
+                        if key not in given:
+                            given[key] = [int(c) for c in np.flatnonzero(
+                                (world[epoch] == step.seat) & (world[epoch + 1] == (step.seat + 1) % n))]
+                        if not given[key]:
+                            raise IllegalAction("the world passes fewer cards than were passed")
+                        action = PassCard(given[key].pop(0))
+                    else:  # the pass going on: a card of the seat's hand, uniformly
+                        hand = sorted(new.hands[step.seat])
+                        action = PassCard(hand[int(rng.integers(len(hand)))])
+                events = new.apply(action)
+                if not _same_views(events, step, player):
+                    raise IllegalAction("the replay shows the player something else")
+                steps.append(Step(step.seat, action, tuple(events)))
+        except IllegalAction:
+            continue
+        if information_string(new.observation(player), player, words) == want:
+            return _finish(state, new, steps, rng)
+    return walk(state, player, rng)  # none replayed: the approximate walk

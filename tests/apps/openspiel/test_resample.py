@@ -392,3 +392,55 @@ def test_alibi_adlung_falls_back_to_the_walk_and_keeps_the_information_set():
     want = state.information_state_string(p)
     for new in resamples(state, p, 3):
         assert new.information_state_string(p) == want and new.history() == state.history()
+
+
+def test_mayfair_alibi_resamples_exactly_where_frontier_counts(monkeypatch):
+    """Early in Mayfair Alibi (the deal and one pass: frontier counts the time-indexed
+    knowledge base) the resample is a whole history drawn by frontier, not the walk: the same
+    information state string, the hidden deal redrawn, and play goes on from it."""
+    import deduce.apps.openspiel.resample as R
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("the walk was used where frontier counts")
+
+    game, state = sampled_midgame("alibi", 20, 1)
+    assert state.engine.round == 2  # past the first pass
+    monkeypatch.setattr(R, "walk", no_walk)
+    p = (state.current_player() + 1) % game.num_players()
+    want = state.information_state_string(p)
+    worlds = set()
+    for k in range(3):
+        new = resample(state, p, np.random.default_rng(k))
+        assert new.information_state_string(p) == want
+        assert new.history() == state.history()
+        worlds.add(new.engine.world().tobytes())
+        new.apply_action(new.legal_actions()[0])
+    assert len(worlds) == 3
+
+
+def test_mayfair_alibi_falls_back_to_the_walk_where_frontier_refuses(monkeypatch):
+    import deduce.apps.openspiel.resample as R
+
+    game, state = sampled_midgame("alibi", 30, 1)
+    assert state.engine.round >= 3
+    walked = []
+    real = R.walk
+    monkeypatch.setattr(R, "walk", lambda *a: walked.append(1) or real(*a))
+    p = (state.current_player() + 1) % game.num_players()
+    new = resample(state, p, np.random.default_rng(0))
+    assert walked and new.information_state_string(p) == state.information_state_string(p)
+
+
+@pytest.mark.slow
+def test_mayfair_alibi_follows_frontiers_exact_marginals():
+    """Chi-square per unsettled card over 150 resamples against frontier's exact marginals of
+    the time-indexed knowledge base (its last epoch); the walk fails the same test."""
+    from solvers.frontier import FrontierSolver
+
+    game, state = sampled_midgame("alibi", 20, 1)
+    p = (state.current_player() + 1) % game.num_players()
+    exact = FrontierSolver().marginals(game.deduce.knowledge(state.deduce_observation(p)))
+    worlds = [resample(state, p, np.random.default_rng(5000 + k)).engine.world() for k in range(150)]
+    assert min_pvalue(worlds, exact) > 0.001
+    walked = [walk(state, p, np.random.default_rng(5000 + k)).engine.world() for k in range(150)]
+    assert min_pvalue(walked, exact) < 1e-6
