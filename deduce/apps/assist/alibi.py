@@ -37,9 +37,8 @@ from deduce.games.alibi.rules import (
     AlibiConfig,
     AlibiGame,
     Ask,
-    Asked,
-    Family,
 )
+from deduce.games.alibi.text import action_text as _action_text
 from deduce.games.base import Game, Observation
 
 __all__ = ["AlibiAdapter", "ADAPTER"]
@@ -171,7 +170,7 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         if advice is not None:
             q = advice.question
             lines.append(
-                f"ask: {_question_text(game, q)} - about {advice.bits:.2f} bits expected about the box "
+                f"ask: {question_words(game, q, session.obs)} - about {advice.bits:.2f} bits expected about the box "
                 f"(approximate: the sampling agent's question, scored on {advice.worlds} sampled deals)"
             )
         return lines
@@ -192,25 +191,6 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         return self._advice[1]
 
 
-def _question_text(game: AlibiGame, q: Ask | Asked) -> str:
-    """A question in words, after "asked" ("bob how many of Rage they have seen")."""
-    target = game.config.names[q.target]
-    if q.family is Family.HELD:
-        return f"{target} how many cards they have ever held"
-    verb = "hold now" if q.family is Family.HAND else "have seen"
-    return f"{target} how many of {_describe(game, q.cards)} they {verb}"
-
-
-def _describe(game: AlibiGame, cards: tuple[int, ...]) -> str:
-    """A question's cards by the largest named sets that make them up ("Rage, Morning")."""
-    left, parts = set(cards), []
-    for label, ids in sorted(game.canonical_sets(), key=lambda li: -len(li[1])):
-        if set(ids) <= left and len(ids) > 0:
-            parts.append(label)
-            left -= set(ids)
-    return ", ".join(parts)
-
-
 def _cards(game: AlibiGame, parts: list[str]) -> list[str]:
     """Cards from comma-separated names (a prefix of each word will do)."""
     return [match_name(part, [c.name for c in game.deck], "card") for part in parts]
@@ -218,3 +198,8 @@ def _cards(game: AlibiGame, parts: list[str]) -> list[str]:
 
 #: the adapter ``deduce assist alibi`` uses (:func:`deduce.apps.assist.session.adapter_for`).
 ADAPTER = AlibiAdapter()
+
+
+def question_words(game: AlibiGame, question: Ask, obs: Observation | None = None) -> str:
+    """The question as the game's text module words it, after "ask: " ("bob has seen Rage")."""
+    return _action_text(game, question, obs).removeprefix("ask ")
