@@ -683,7 +683,7 @@ class CheckpointCharlieState(State):
                 return f"the cat [{cat_name(action.cat)}] is already arrested by {self.seat_name(self.arrests.index(action.cat))}"
             rows = [p for p, cats in enumerate(self.kept) if action.cat in cats]
             if not rows:
-                return f"the cat [{cat_name(action.cat) if 0 <= action.cat < 32 else action.cat}] is not face up in any kept row"
+                return f"the cat [{cat_name(action.cat) if 0 <= action.cat < NUM_CATS else action.cat}] is not face up in any kept row"
             if rows[0] == who and not self.game.config.arrest_own_row:
                 return f"{self.seat_name(who)} may not arrest a cat from its own row (arrest_own_row=False)"
         return f"{action!r} is not legal for {self.seat_name(who)} in phase {self.phase!r}"
