@@ -101,7 +101,11 @@ class Meter:
     def charge(self, steps: int | float) -> None:
         self.used += int(steps)
         if self.used > self.limit:
-            raise TooLarge(f"more than {self.limit:,} steps of counting work")
+            raise self.refused()
+
+    def refused(self) -> TooLarge:
+        """The refusal of work past this meter (also raised by a backend that foresees it)."""
+        return TooLarge(f"more than {self.limit:,} steps of counting work")
 
     @property
     def left(self) -> int:

@@ -61,7 +61,7 @@ class ExactSolver(Solver):
 
     # -- queries ----------------------------------------------------------------------------------
     def consistent(self, kb: KnowledgeBase) -> bool:
-        return self.plan(kb).total > 0
+        return self.plan(kb).feasible  # needs no count (the DP's states decide it)
 
     def count(self, kb: KnowledgeBase) -> int:
         return self.plan(kb).total

@@ -37,7 +37,7 @@ from deduce.constraints import At, AtLeastOne, Count, NotAll, NotAt, Op
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers import _exact_kernels as _kernels
-from solvers.budget import charge
+from solvers.budget import active, charge
 
 __all__ = [
     "Problem",
@@ -366,6 +366,7 @@ class Plan:
         self.num_locations = p.num_locations
         self.limit = limit
         self.work = 0
+        self._total: int | None = 0
         self._tallies: list[list[int]] | None = None
         self._backward: list[dict[int, int]] | None = None
         self._sample_cache: dict[tuple[int, int], tuple[list[int], list[tuple[int, _Move]]]] = {}
@@ -672,10 +673,13 @@ class Plan:
         self.work += amount
         charge(amount)  # the command's work budget, if one is metered
         if self.work > self.limit:
-            raise TooLarge(
-                f"exact: more than {self.limit} DP transitions needed; "
-                "raise the limit (ExactSolver(limit=...)) or use a sampling backend"
-            )
+            raise self._too_large()
+
+    def _too_large(self) -> TooLarge:
+        return TooLarge(
+            f"exact: more than {self.limit} DP transitions needed; "
+            "raise the limit (ExactSolver(limit=...)) or use a sampling backend"
+        )
 
     def _kernels_ok(self) -> bool:
         """The int64 kernels give the same answers when states fit 62 bits and counts 2**62."""
@@ -692,10 +696,77 @@ class Plan:
         if self.kernels:
             self._forward_kernels()
             return
+        predicted = self._predict()
+        if predicted is None:
+            self._count_python(pay=True)
+            return
+        charges, feasible = predicted
+        for amount in charges:  # the very charges the counting pass makes, in its order
+            self._charge(amount)
+        if feasible is None:  # pragma: no cover - the last charge passed the limit and raised
+            raise self._too_large()
+        self.feasible = feasible
+        self._total = None  # counted on first use (a consistency check never needs the count)
+
+    def _predict(self) -> tuple[list[int], bool | None] | None:
+        """The charges of the pure-Python pass, layer by layer, and whether a world exists,
+        from the DP's states alone (numpy, no counts: which states exist never depends on the
+        counts; None: refused at the last layer); None where states do not fit ``int64``. Why: the counting pass runs on Python
+        ints, many times slower, and used to spend a whole work budget before refusing. The
+        prediction stops at the layer whose charge passes the limit or the work budget: replaying
+        its charges then refuses exactly there, with the counting pass's message and the same
+        steps on the meter (so ``auto``'s other backends behave as before), but no transition of
+        the counting pass is ever computed."""
+        if self.state_bits > 62:
+            return None
+        meter = active()
+        room = self.limit - self.work if meter is None else min(self.limit - self.work, meter.left)
+        charges: list[int] = []
+        spent = 0
+        states = np.array([self.init], dtype=np.int64)
+        for st in self.steps:
+            amount = len(states) * len(st.moves)
+            charges.append(amount)
+            spent += amount
+            if spent > room:  # refused at this layer, before computing it
+                return charges, None
+            deltas = np.array([mv.delta for mv in st.moves], dtype=np.int64)
+            nclears = np.array([mv.nclear for mv in st.moves], dtype=np.int64)
+            nxt = (((states | st.opening)[:, None] + deltas[None, :]) & nclears[None, :]).ravel()
+            ok = (nxt & st.guard) == 0
+            if st.thr:
+                ok &= (((nxt | st.guard) - st.thr) & st.guard) == st.guard
+            if st.closebits:
+                ok &= (nxt & st.closebits) == 0
+            nxt = nxt[ok]
+            if st.keep != -1:
+                nxt = (nxt & st.keep) | st.base
+            nxt.sort()  # distinct states (np.unique hashes, many times slower on these keys)
+            states = nxt[np.concatenate(([True], nxt[1:] != nxt[:-1]))] if len(nxt) else nxt
+            if not len(states):
+                break
+        return charges, len(charges) == len(self.steps) and len(states) > 0
+
+    @property
+    def total(self) -> int:
+        """The number of consistent worlds (counted on first use where :meth:`_predict` ran)."""
+        if self._total is None:
+            self._count_python(pay=False)
+        assert self._total is not None
+        return self._total
+
+    @total.setter
+    def total(self, value: int) -> None:
+        self._total = value
+
+    def _count_python(self, pay: bool) -> None:
+        """The forward pass on Python ints (``pay``: False when :meth:`_predict` has already
+        charged its work)."""
         layers: list[dict[int, int]] = [{self.init: 1}]
         for st in self.steps:
             cur = layers[-1]
-            self._charge(len(cur) * len(st.moves))
+            if pay:
+                self._charge(len(cur) * len(st.moves))
             nxt: dict[int, int] = {}
             get = nxt.get
             op, guard, thr, cb, keep, base = st.opening, st.guard, st.thr, st.closebits, st.keep, st.base
@@ -752,6 +823,8 @@ class Plan:
     @property
     def layers(self) -> list[dict[int, int]]:
         """Forward layers as ``{state: count}`` dicts (converted from arrays on demand)."""
+        if self._layers is None and self._total is None:
+            self._count_python(pay=False)
         if self._layers is None:
             self._layers = [
                 dict(zip(s.tolist(), c.tolist(), strict=True)) for s, c in self._arrays

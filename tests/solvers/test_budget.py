@@ -60,3 +60,70 @@ def test_solve_refuses_in_one_line_naming_the_budget(capsys: pytest.CaptureFixtu
     assert "\n" not in err and "1,000 counted steps" in err and "--budget" in err
     assert main(["solve", str(EXAMPLES / "mafia-code-3p.json")]) == 0
     assert "15896 consistent deals" in capsys.readouterr().out
+
+
+def _python_path_problem():
+    """The Mafia Code example's problem, counted on Python ints (as a DP whose counts may pass
+    2**62 is: the slow pass the prediction spares); its states fit 62 bits."""
+    from solvers import exact_dp
+
+    problem = exact_dp.problem_from_kb(_kb("mafia-code-3p.json"))
+    plan = exact_dp.Plan(problem, exact_dp.DEFAULT_LIMIT, False)
+    assert not plan.kernels and plan.state_bits <= 62 and plan.total == 15896
+    return problem, plan.work
+
+
+@pytest.fixture
+def counting_passes(monkeypatch):
+    """Every run of the exact DP's Python counting pass, recorded (``pay``: whether it charged)."""
+    from solvers import exact_dp
+
+    runs: list[bool] = []
+    real = exact_dp.Plan._count_python
+
+    def counted(self, pay):
+        runs.append(pay)
+        return real(self, pay)
+
+    monkeypatch.setattr(exact_dp.Plan, "_count_python", counted)
+    return runs
+
+
+@pytest.mark.parametrize("short", [1, 1000])
+def test_a_dp_past_the_budget_is_refused_before_any_counting(monkeypatch, counting_passes, short):
+    """The prediction refuses with the counting pass's message and the same steps on the meter
+    (so auto's other backends see the same budget left), and no counting pass runs."""
+    from solvers import exact_dp
+
+    problem, need = _python_path_problem()
+    outcomes = []
+    for predict in (False, True):
+        with monkeypatch.context() as m:
+            if not predict:
+                m.setattr(exact_dp.Plan, "_predict", lambda self: None)
+            counting_passes.clear()
+            with metered(need - short) as meter, pytest.raises(TooLarge) as refused:
+                exact_dp.Plan(problem, exact_dp.DEFAULT_LIMIT, False)
+            outcomes.append((str(refused.value), meter.used, list(counting_passes)))
+            with pytest.raises(TooLarge) as limited:  # the plan's own limit: the same
+                exact_dp.Plan(problem, need - short, False)
+            outcomes.append((str(limited.value), None, None))
+    (old, old_limit, new, new_limit) = outcomes
+    assert new[0] == old[0] and "steps of counting work" in new[0] and new[1] == old[1] > need - short
+    assert old[2] == [True] and new[2] == []  # the old way counted until it passed; now nothing is counted
+    assert new_limit[0] == old_limit[0] and "DP transitions" in new_limit[0]
+
+
+def test_within_the_budget_the_prediction_charges_what_counting_does(monkeypatch, counting_passes):
+    from solvers import exact_dp
+
+    problem, need = _python_path_problem()
+    counting_passes.clear()
+    with metered(need) as meter:
+        plan = exact_dp.Plan(problem, exact_dp.DEFAULT_LIMIT, False)
+        assert plan.feasible and counting_passes == []  # a consistency check stops here
+        assert plan.total == 15896 and counting_passes == [False]  # counted on first use, not charged again
+    assert meter.used == need
+    kb = _kb("mafia-code-3p.json")
+    counting_passes.clear()
+    assert solvers.get("exact", kernels=False).consistent(kb) and counting_passes == []
