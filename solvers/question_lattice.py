@@ -407,12 +407,14 @@ if AVAILABLE:  # pragma: no branch
             row = inner[e]
             if exact:
                 for j in range(3):
-                    span = 2 * nk[j] + 1
-                    for code in range(ncode):
-                        d = (code // ostride[j]) % span
-                        if d > nk[j]:
-                            kk = d - nk[j] - 1
-                            row[code] = room[e, scls[sptr[j] + kk]] * row[code - d * ostride[j]] - row[code]
+                    step = ostride[j]
+                    block = ostride[j + 1]
+                    for o in range(0, ncode, block):
+                        for d in range(nk[j] + 1, 2 * nk[j] + 1):
+                            r = room[e, scls[sptr[j] + d - nk[j] - 1]]
+                            at = o + d * step
+                            for i in range(step):
+                                row[at + i] = r * row[o + i] - row[at + i]
                 for code in range(ncode):
                     ready[code, e] = table[e, code] + row[code]
             else:
