@@ -26,7 +26,7 @@ from deduce.apps.openspiel import params as P
 from deduce.apps.openspiel.chance import CardDeal, Dice, Rolled, SeedDeal
 from deduce.apps.openspiel.numbering import board_action_index
 from deduce.apps.openspiel.observer import DeduceObserver, knowledge_tensor
-from deduce.errors import IllegalAction, InvalidConfig
+from deduce.errors import IllegalAction, InvalidConfig, NotSupported
 from deduce.games.base import Action, Event, Game, Observation, State
 from deduce.games.clue.rules import ClueGame, Roll
 from deduce.games.registry import game_info, make
@@ -34,6 +34,18 @@ from deduce.games.registry import game_info, make
 __all__ = ["Registration", "REGISTRATIONS", "DeduceGame", "DeduceState", "dealt", "short_name", "specification"]
 
 PREFIX = "python_deduce_"
+
+#: the games whose legal actions have structured blocks (Mayfair Alibi's hypothesis questions,
+#: :class:`deduce.games.alibi.rules.Hypotheses`: about a million a turn, never listed). OpenSpiel
+#: offers such a question as a short sequence of decisions by the same player: a start action
+#: (one per block), then one value per component (``ActionSet.components``), the question played
+#: when its last component is chosen. Numbered after the game's own actions: the
+#: :data:`COMPOSE_BLOCKS` start actions, then the component values (``0 .. width - 1``).
+COMPOSED = frozenset({"alibi"})
+#: structured blocks a state may offer, and components each may have (declared in GameInfo:
+#: an engine move takes at most ``1 + COMPOSE_DEPTH`` decisions)
+COMPOSE_BLOCKS = 4
+COMPOSE_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -130,13 +142,16 @@ class DeduceGame(pyspiel.Game):
         self.dice: Dice | None = Dice(self.deduce.config.dice) if board else None  # type: ignore[attr-defined]
         probe = self.deduce.new_initial_state(0)
         self.tensor_size = int(knowledge_tensor(self.deduce, probe.observation(0), 0).size)
+        #: the widest component value a composed question can take (0: nothing is composed)
+        self.compose_width = max(self.deduce.num_players, len(self.deduce.deck)) + 1 if reg.game in COMPOSED else 0
+        extra = COMPOSE_BLOCKS + self.compose_width if self.compose_width else 0
         info = pyspiel.GameInfo(
-            num_distinct_actions=self.actions.size,
+            num_distinct_actions=self.actions.size + extra,
             max_chance_outcomes=max(self.deal.max_outcomes, self.dice.max_outcomes if self.dice else 0),
             num_players=self.deduce.num_players,
             min_utility=0.0,
             max_utility=1.0,
-            max_game_length=self.max_moves,
+            max_game_length=self.max_moves * (1 + COMPOSE_DEPTH) if self.compose_width else self.max_moves,
         )
         super().__init__(game_type(reg), info, dict(given))
 
@@ -202,6 +217,8 @@ class DeduceState(pyspiel.State):
         self.preset: State | None = None
         #: the seat whose ``Roll`` waits for the dice's chance node (None: no roll pending)
         self.rolling: int | None = None
+        #: a structured question being composed: its block, then the components chosen so far
+        self.composing: list[int] | None = None
 
     @property
     def _game(self) -> DeduceGame:
@@ -246,7 +263,50 @@ class DeduceState(pyspiel.State):
         engine = self.engine
         if engine is None or self.rolling is not None or self.is_terminal() or player != engine.current_player:
             return []
-        return sorted(self._game.actions.encode(a) for a in engine.legal_actions())
+        game = self._game
+        legal = engine.legal_actions()
+        if self.composing is not None:
+            return sorted(game.actions.size + COMPOSE_BLOCKS + v for v in self._component_values(legal))
+        out = sorted(game.actions.encode(a) for a in legal)
+        if game.compose_width:
+            out += [game.actions.size + b for b, block in enumerate(self._blocks(legal)) if block.size]
+        return out
+
+    def _blocks(self, legal: Any) -> tuple[Any, ...]:
+        """The structured blocks of ``legal`` OpenSpiel can compose (refused if they do not fit)."""
+        blocks = tuple(getattr(legal, "structured", ()))
+        comps = [b.components() for b in blocks]
+        if len(blocks) > COMPOSE_BLOCKS or any(len(c) > COMPOSE_DEPTH or max(n for _, n in c) > self._game.compose_width
+                                               for c in comps):
+            raise NotSupported(f"structured legal actions {comps} do not fit the declared composition")
+        return blocks
+
+    def _component_values(self, legal: Any) -> list[int]:
+        """The values the next component of the question being composed may take; at the last
+        one, those that complete a question of the block not already listed (a listed question
+        keeps its own number only)."""
+        block_no, *parts = self.composing  # type: ignore[misc]
+        block = self._blocks(legal)[block_no]
+        comps = block.components()
+        size = comps[len(parts)][1]
+        if len(parts) < len(comps) - 1:
+            return list(range(size))
+        listed = set(legal)
+        out = []
+        for v in range(size):
+            action = block.build([*parts, v])
+            if action is not None and action in block and action not in listed:
+                out.append(v)
+        return out
+
+    def composing_text(self) -> str:
+        """What the player composing a question has chosen so far, in words ('' if nothing)."""
+        if self.composing is None or self.engine is None:
+            return ""
+        block_no, *parts = self.composing
+        block = self._blocks(self.engine.legal_actions())[block_no]
+        said = [_component_text(self._game.deduce, block, k, v) for k, v in enumerate(parts)]
+        return "composing a question: " + (", ".join(said) if said else "nothing chosen yet")
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.rolling is not None:
@@ -280,6 +340,28 @@ class DeduceState(pyspiel.State):
             self.rolling = None
         else:
             seat = int(engine.current_player)
+            base = game.actions.size
+            if game.compose_width and int(action) >= base:  # a step of composing a question
+                legal = engine.legal_actions()
+                if self.composing is None:
+                    if int(action) not in self._legal_actions(seat):
+                        raise IllegalAction(f"action {action}: no structured question to compose now")
+                    self.composing = [int(action) - base]
+                    return
+                value = int(action) - base - COMPOSE_BLOCKS
+                if value not in self._component_values(legal):
+                    raise IllegalAction(f"action {action}: not a value of the next component")
+                self.composing.append(value)
+                block = self._blocks(legal)[self.composing[0]]
+                if len(self.composing) - 1 < len(block.components()):
+                    return
+                move = block.build(self.composing[1:])
+                self.composing = None
+                events = engine.apply(move)
+                self._engine.steps.append(Step(seat, move, tuple(events or ())))
+                if len(self._engine.steps) >= game.max_moves and not engine.is_terminal():
+                    self.truncated = True
+                return
             move = game.actions.decode(int(action))
             if game.dice is not None and isinstance(move, Roll):
                 if move not in engine.legal_actions():
@@ -297,7 +379,25 @@ class DeduceState(pyspiel.State):
             if self._engine is not None:
                 return game.dice.label(int(action)) if game.dice is not None else f"chance outcome {action}"
             return game.deal.label(self.drawn, int(action))
+        if game.compose_width and int(action) >= game.actions.size:
+            return self._compose_text(int(action))
         return self._legal_texts().get(int(action)) or game.action_text(game.actions.decode(int(action)))
+
+    def _compose_text(self, action: int) -> str:
+        """A start or component action of a composed question, in words."""
+        game = self._game
+        engine = self.engine
+        offset = action - game.actions.size
+        blocks = self._blocks(engine.legal_actions()) if engine is not None and not engine.is_terminal() else ()
+        if offset < COMPOSE_BLOCKS:
+            if offset < len(blocks):
+                names = ", ".join(name for name, _ in blocks[offset].components())
+                return f"compose a question ({blocks[offset].size} of them): choose its {names}"
+            return f"compose a structured question of block {offset}"
+        value = offset - COMPOSE_BLOCKS
+        if self.composing is not None and self.composing[0] < len(blocks):
+            return _component_text(game.deduce, blocks[self.composing[0]], len(self.composing) - 1, value)
+        return f"component value {value}"
 
     def _legal_texts(self) -> dict[int, str]:
         """The strings of the legal actions now, unique among them (OpenSpiel asks that): where
@@ -305,11 +405,12 @@ class DeduceState(pyspiel.State):
         card), each says what tells it apart (:func:`_told_apart`). Kept on the game for the
         latest state asked about, as a player's strings are asked for one by one."""
         game = self._game
-        key = (self.engine, len(self.steps), self.rolling)
+        key = (self.engine, len(self.steps), self.rolling, tuple(self.composing or ()))
         cached = game.texts_cache
-        if cached is not None and len(cached[0]) == 3 and all(a is b for a, b in zip(cached[0], key, strict=True)):
+        if cached is not None and cached[0][0] is key[0] and cached[0][1:] == key[1:]:
             return cached[1]
-        moves = {a: game.actions.decode(a) for a in self._legal_actions(self.current_player())} if self.current_player() >= 0 else {}
+        legal = self._legal_actions(self.current_player()) if self.current_player() >= 0 else []
+        moves = {a: game.actions.decode(a) for a in legal if a < game.actions.size}
         by_text: dict[str, list[int]] = {}
         for a, move in moves.items():
             by_text.setdefault(game.action_text(move), []).append(a)
@@ -317,6 +418,7 @@ class DeduceState(pyspiel.State):
         for text, same in by_text.items():
             suffixes = _told_apart(game.deduce, [moves[a] for a in same]) if len(same) > 1 else [""]
             texts.update((a, f"{text} ({suffix})" if suffix else text) for a, suffix in zip(same, suffixes, strict=True))
+        texts.update((a, self._compose_text(a)) for a in legal if a >= game.actions.size)
         game.texts_cache = (key, texts)
         return texts
 
@@ -345,6 +447,27 @@ class DeduceState(pyspiel.State):
         who = ("over" if self.is_terminal() else f"seat {self.rolling}'s dice to roll" if self.rolling is not None
                else f"seat {engine.current_player} to act")
         return "\n".join([f"move {len(self.steps)}, {who}", *lines])
+
+
+def _component_text(game: Game, block: Any, k: int, value: int) -> str:
+    """Component ``k`` of a structured block at ``value``, in words: a target seat, a family,
+    a card (or none, for an optional one), else the number."""
+    name, _ = block.components()[k]
+    try:
+        if name == "target":
+            seat = block.targets[value]
+            return f"target: p{seat}"
+        if name == "family":
+            return f"family: {block.families[value]}"
+        if name.endswith(" card"):
+            cat = [n for n, _ in block.components() if n.endswith(" card")].index(name)
+            cards = block.categories[cat]
+            if cat == 0:
+                return f"{name}: {game.deck[cards[value]].name}"
+            return f"{name}: {'none' if value == 0 else game.deck[cards[value - 1]].name}"
+    except (AttributeError, IndexError):
+        pass
+    return f"{name}: {value}"
 
 
 def _told_apart(game: Game, moves: Sequence[Action]) -> list[str]:

@@ -8,6 +8,8 @@ Everything here is built from the seat's own :class:`~deduce.games.base.Observat
   ``repr``), then the rest of the observation (hand, hand sizes, whose turn, the game's own
   fields such as Clue's card to refute).
 - **Observation string**: the seat, the rest of the observation and the latest event only.
+- Both end, for a seat composing a structured question (Mayfair Alibi's hypotheses, see
+  :data:`deduce.apps.openspiel.game.COMPOSED`), with what it has chosen of it so far.
 - **Observation tensor**: what the seat may know in a fixed shape, the PettingZoo adapter's
   encoding: the propagated possible-location grid of its knowledge base (``cards x
   locations``, the last epoch for games whose cards move), a one-hot of its seat and one of
@@ -104,6 +106,9 @@ class DeduceObserver:
         obs = state.deduce_observation(player)
         if obs is None:
             return f"seat {player}: the deal is not over"
+        composing = state.composing_text() if state.composing is not None and player == state.current_player() else ""
         if self.perfect_recall:
-            return information_string(obs, player, self.words)
-        return observation_string(obs, player, self.words)
+            text = information_string(obs, player, self.words)
+        else:
+            text = observation_string(obs, player, self.words)
+        return f"{text}\n{composing}" if composing else text

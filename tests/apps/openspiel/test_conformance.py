@@ -198,3 +198,44 @@ def random_simulation(game, rng: np.random.Generator) -> None:
 @pytest.mark.parametrize("name", game_names())
 def test_python_random_simulation(name):
     random_simulation(pyspiel.load_game(name, SHORT), np.random.default_rng(0))
+
+
+def test_mayfair_alibi_offers_its_hypothesis_questions_one_component_at_a_time():
+    """A hypothesis question (never listed: about a million a turn) is a start action, then one
+    decision per component by the same player, each in words; the question is played when its
+    last component is chosen, and a question already listed is not offered a second way."""
+    from deduce.games.alibi.rules import Ask
+
+    game = pyspiel.load_game("python_deduce_alibi", {"max_game_length": 200})
+    state = dealt(game, 3)
+    rng = np.random.default_rng(0)
+    while not any(a >= game.actions.size for a in state.legal_actions()):
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+    seat = state.current_player()
+    start = next(a for a in state.legal_actions() if a >= game.actions.size)
+    assert state.action_to_string(seat, start).startswith("compose a question")
+    bare = state.clone()  # a suspect card alone is a listed question: not composed as well
+    bare.apply_action(start)
+    for value in (0, 0, 0, 0, 0):
+        bare.apply_action(game.actions.size + 4 + value)
+    assert game.actions.size + 4 not in bare.legal_actions() and game.actions.size + 5 in bare.legal_actions()
+    before = len(state.steps)
+    state.apply_action(start)
+    chosen = []
+    while state.composing is not None:
+        assert state.current_player() == seat and len(state.steps) == before
+        legal = state.legal_actions()
+        texts = [state.action_to_string(seat, a) for a in legal]
+        assert len(set(texts)) == len(texts)
+        pick = 0 if len(chosen) < 3 else len(legal) - 1  # the last card of each optional category
+        chosen.append(texts[pick])
+        state.apply_action(legal[pick])
+        if state.composing is not None:
+            assert chosen[-1] in state.information_state_string(seat)  # the composer recalls it
+    ask = state.steps[-1].action
+    assert isinstance(ask, Ask) and len(state.steps) == before + 1 and len(ask.cards) == 4
+    assert [t.split(": ")[0] for t in chosen] == ["target", "family", "suspect card", "place card",
+                                                   "weapon card", "emotion card"]
+    with pytest.raises(IllegalAction):
+        state.apply_action(game.actions.size + 4)  # a component value with nothing composed

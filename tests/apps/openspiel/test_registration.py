@@ -40,10 +40,12 @@ def test_game_type_says_the_truth(name):
     assert t.reward_model == pyspiel.GameType.RewardModel.TERMINAL
     assert t.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC  # every node lists its odds
     assert (game.min_utility(), game.max_utility()) == (0.0, 1.0)
-    assert game.num_distinct_actions() == game.actions.size
+    composed = game.compose_width  # Mayfair Alibi: its structured questions, composed
+    assert game.num_distinct_actions() == game.actions.size + (4 + composed if composed else 0)
     assert game.num_players() == game.deduce.num_players
     assert t.min_num_players == type(game.deduce).min_players
-    assert game.max_game_length() == game.get_parameters()["max_game_length"]
+    moves = game.get_parameters()["max_game_length"]
+    assert game.max_game_length() == (moves * 9 if composed else moves)  # a move: up to 1 + 8 decisions
     state = game.new_initial_state()
     assert state.is_chance_node()
     assert len(state.observation_tensor(0)) == game.observation_tensor_size()
