@@ -7,7 +7,6 @@ import numpy as np
 from deduce.errors import NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.base import Solver, Tally
-from solvers.budget import active
 from solvers.registry import get
 
 __all__ = ["AutoSolver"]
@@ -82,8 +81,7 @@ class AutoSolver(Solver):
                 continue
 
     def _pick(self, kb: KnowledgeBase) -> list[Solver]:
-        metered = active() is not None  # csp's search is not counted: it cannot keep a budget
-        found = [b for b in self._backends if b.supports(kb) and not (metered and b.name == "csp")]
+        found = [b for b in self._backends if b.supports(kb)]  # csp's checks are metered too
         if not found:
             raise NotSupported("auto: no backend supports this knowledge base")
         names = [b.name for b in found]

@@ -104,7 +104,7 @@ class Meter:
             raise self.refused()
 
     def refused(self) -> TooLarge:
-        """The refusal of work past this meter (also raised by a backend that foresees it)."""
+        """The refusal of work past this meter."""
         return TooLarge(f"more than {self.limit:,} steps of counting work")
 
     @property

@@ -45,3 +45,27 @@ def test_chain_stays_first_where_it_counts():
     assert not _chain_too_wide(kb) and auto._pick(kb)[0].name == "chain"
     ours, chain = auto.tallies(kb), solvers.get("chain").tallies(kb)
     assert (ours.total, ours.cells) == (chain.total, chain.cells) and kb.epochs > 2 and ours.total > 1
+
+
+def test_csp_is_tried_under_a_work_budget_and_keeps_it():
+    """``csp``'s search is metered (its constraint checks are steps), so ``auto`` no longer
+    skips it under a budget: as the only backend it answers within a budget that covers its
+    work, and is refused by one that does not."""
+    import json
+    from pathlib import Path
+
+    from deduce.errors import TooLarge
+    from deduce.logs import load_log
+    from solvers.budget import metered
+
+    kb = load_log(json.loads((Path(__file__).resolve().parents[2] / "examples" / "clue-3p.json").read_text()), check=None)
+    only_csp = solvers.get("auto", order=("csp",))
+    with metered(10**9) as meter:
+        assert [b.name for b in only_csp._pick(kb)] == ["csp"]
+        tally = only_csp.tallies(kb)
+    assert tally == solvers.get("exact").tallies(kb) and meter.used > 0
+    with metered(meter.used) as again:
+        assert solvers.get("auto", order=("csp",)).tallies(kb) == tally
+    assert again.used == meter.used
+    with metered(meter.used - 1), pytest.raises(TooLarge):
+        solvers.get("auto", order=("csp",)).tallies(kb)
