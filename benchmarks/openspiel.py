@@ -35,7 +35,8 @@ for its exact posterior: Alibi (Adlung)), mean and largest over the cards
 game whose resampler is not the walk alone, the same figures for the approximate walk they used before
 (``resample.walk``), at the same position in the same run; and the noise floor: the same
 figure for as many draws of each card from its own exact marginal (what sampling noise alone
-gives at this sample size). The header line gives the load average. The Clue on the board rows
+gives at this sample size). The header line gives the load average. (The board rows have no
+walk: the engine's hidden variants replay its own dice, which are the adapter's chance nodes.) The Clue on the board rows
 (``--game python_deduce_clue_board`` or ``..._intrigue``, three players) reach their position
 without accusations, entering a room and suggesting whenever a move can.
 """
@@ -218,7 +219,7 @@ def resample_error(game_name: str, moves: int, samples: int, seed: int, walk: bo
         row["error"] = f"no exact marginals: {type(exc).__name__} {exc}".strip()
         exact = None
     runs = {"": resample}
-    if walk and game.deduce.name not in WALK_ONLY and hasattr(state.engine, "hidden_variant"):
+    if walk and game.dice is None and game.deduce.name not in WALK_ONLY and hasattr(state.engine, "hidden_variant"):
         runs["walk_"] = walk_resample
     for prefix, method in runs.items():
         start = time.perf_counter()

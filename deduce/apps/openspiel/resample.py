@@ -25,7 +25,7 @@ true hidden cards are never used. That is the exact path of Clue without the boa
 (``python_deduce_clue``). Clue on the board (``python_deduce_clue_board``,
 ``python_deduce_clue_intrigue``) takes it too, its world dealt with the true game's dice (every
 roll is public); in the intrigue edition the intrigue cards the player has not seen are then
-redrawn (:func:`_redraw_intrigue`). The other sampled games (:data:`RESAMPLING`):
+redrawn (:func:`_redraw_intrigue`). The other seeded games (:data:`RESAMPLING`):
 
 - Mafia Code, exact: its knowledge base is sampled exactly, the world is dealt with the same
   seed (which drives only the dice, all public), the moves replayed (none hides a choice), a
@@ -66,7 +66,7 @@ redrawn (:func:`_redraw_intrigue`). The other sampled games (:data:`RESAMPLING`)
   uniform (it leans towards the truth): ``python -m benchmarks.openspiel --resample-error``
   measures both, in docs/openspiel.md.
 
-A resampled sampled-game state keeps the true history (its seed outcome and the moves), so
+A resampled seeded-game state keeps the true history (its seed outcomes and the moves), so
 replaying that history gives the true game, not the resampled one.
 """
 
@@ -308,7 +308,7 @@ def resample(state: DeduceState, player: int, rng: np.random.Generator) -> Deduc
         visible = [s for s in state.steps if not _hidden(s, player)]
         hidden_types = tuple({type(s.action) for s in state.steps if _hidden(s, player)})
         return _redeal(game, obs, player, visible, hidden_types, rng)
-    if isinstance(state.engine, ClueState):  # Clue on the board: sampled chance (the dice)
+    if isinstance(state.engine, ClueState):  # Clue on the board: dealt by a seed, dice at their own nodes
         return _redeal_clue_board(state, player, rng)
     method = RESAMPLING.get(game.deduce.name)
     if method == "exact" and isinstance(state.engine, MafiaCodeState):
@@ -386,6 +386,9 @@ def walk(state: DeduceState, player: int, rng: np.random.Generator) -> DeduceSta
     from deduce.apps.openspiel.game import _Engine
 
     game = state.get_game()
+    if game.dice is not None:
+        raise NotSupported(f"{game.get_type().short_name}: the engine's hidden variants replay its own dice, "
+                           "and the dice here are the adapter's chance nodes; use resample")
     words = event_words(game.deduce)
     want = information_string(state.deduce_observation(player), player, words)
     actions = [s.action for s in state.steps]
