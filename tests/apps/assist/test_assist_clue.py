@@ -58,7 +58,7 @@ def test_setup_events_contradiction_undo_redo_and_resume(tmp_path):
     assert "\n> redo\nevent 3: bob holds Lounge\n" in out
     # with ann's suggestion gone, bob may hold the Wrench; his unrefuted suggestion is now event 1
     assert "Wrench may still be with bob, or in the envelope." in out
-    assert "Wrench is not cy's: cy does not hold Wrench (event 1)." in out
+    assert "Wrench is not cy's: cy does not hold Wrench (event 1: bob suggested Mrs. Peacock, Wrench, Library: " in out
     log = saved(path)
     assert [e["type"] for e in log["events"]] == ["hand", "suggestion", "suggestion", "card_at"]
     assert log["events"][3] == {"type": "card_at", "card": "Lounge", "at": "bob"}

@@ -123,19 +123,19 @@ SCRIPTED = {
     "mafia-code": (["--players", "ann,bob,cy", "--me", "an", "--hand",
                     "red a, red b, yel c, gre d, gre e, blu c, blue e, pur f, whi a, whi b"],
                    ["code ann red b 3 2 4", "miss cy bob blue a"],
-                   ["event 2: cy guessed bob holds blue A: miss", "guess: ", "(exact)"], [], ["hand", "code", "guess"]),
+                   ["event 2: cy guessed bob holds blue A: a miss, crossed off", "guess: ", "(exact)"], [], ["hand", "code", "guess"]),
     "checkpoint-charlie": (["--players", "ann,bob,cy,dee", "--me", "dee"], ["", "coat", "flip bob hgocn kept"],
-                           ["who flips first in round 1 [ann]?", "your clue token", "event 2: bob flipped hgocn (hat, glasses, orange, coat, newspaper): kept",
+                           ["who flips first in round 1 [ann]?", "your clue token", "event 2: bob flipped [hat, glasses, orange, coat, newspaper] and kept it (it fits the clue)",
                             "arrest: hgocn (hat, glasses, orange, coat, newspaper) in bob's row - the chief with "
                             "probability"], [], ["round", "side", "flip"]),
     "crime-hotel": (["--players", "ann,bob,cy", "--spectator"], ["", "301 302 303 304 305 306 307 308", "play ann 101"],
-                    ["the 8 leftover cards lit on the board:", "event 1: ann played 101", "hidden room: 18 possible"],
+                    ["the 8 leftover cards lit on the board:", "event 1: ann led 101", "hidden room: 18 possible"],
                     ["deduce:"], ["game", "play"]),  # a spectator places no meeples
     "alibi": (["--players", "ann,bob,cy,dee", "--spectator"], ["ask bob cy held 19", "accuse dee"],
-              ["event 0: bob asked cy how many cards they have ever held: 19", "event 1: dee accused"], [],
+              ["event 0: bob asked cy: how many different cards have you ever held? answer 19", "event 1: dee accuses"], [],
               ["ask", "accuse"]),
     "alibi-adlung": (["--players", "ann,bob,cy", "--spectator"], ["s1 s2 s3 s4", "lay bob glasses", "exchange cy revolver"],
-                     ["event 0: bob laid glasses", "event 1: cy exchanged revolver instead of playing"],
+                     ["event 0: bob laid evidence: glasses", "event 1: cy exchanged revolver instead of playing"],
                      ["best play"], ["lay", "exchange"]),  # a spectator gets no advice
 }
 
