@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.reliability import EXAMPLE, EXAMPLES  # one table of example logs: the campaign's
 from deduce.apps.assist.adapters import table_adapter
 from deduce.apps.assist.session import GameAssistant, assisted_games
 from deduce.apps.assist.text import ECHO_LIMIT, quiet_long_values, short
@@ -21,17 +22,6 @@ from deduce.cli import build_parser
 from deduce.errors import DeduceError, LogError
 from deduce.logs import MAX_EVENTS
 from tests.apps.assist.test_session import session, solver_for
-
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-#: one example log per game: resumed by the tests below
-EXAMPLE = {
-    "clue": "clue-3p.json",
-    "mafia-code": "mafia-code-3p.json",
-    "checkpoint-charlie": "checkpoint-charlie-4p.json",
-    "crime-hotel": "crime-hotel-4p.json",
-    "alibi": "alibi-4p.json",
-    "alibi-adlung": "alibi-adlung-3p.json",
-}
 
 
 def test_every_game_has_an_example_log():
