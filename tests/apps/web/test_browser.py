@@ -315,7 +315,7 @@ def test_alibi(live_server: Any, tmp_path: Path, page: Any) -> None:
     page.locator("#event-form fieldset[data-slot='NAMES'] input").fill("slimslantmorning")
     page.locator("#event-form fieldset[data-slot='N'] input").fill("1")
     add(page)
-    ex(events(page)).to_contain_text(["Ann asked Bob how many of Slim Slant / Morning they hold now: 1"])
+    ex(events(page)).to_contain_text(["Ann asked Bob: how many of Slim Slant / Morning do you hold? answer 1"])
     choose_form(page, "accuse ")
     tap(page, "WHO", "Bob")
     add(page)
