@@ -101,6 +101,9 @@ class AuditReport:
     methods: Counter = field(default_factory=Counter)
     #: agreement checks skipped, by the reason
     why_skipped: Counter = field(default_factory=Counter)
+    #: agreement checks of a knowledge base equal to an earlier one of the same game (another
+    #: seat's, or one no event changed): its verdict is reused, not solved again
+    reused: int = 0
 
     @property
     def ok(self) -> bool:
@@ -470,13 +473,14 @@ def _play(
     rng = np.random.default_rng(game_seed)
     actions: list[Action] = []
     by: list[int] = []
+    verdicts: dict[tuple, Agreement] = {}
 
     def check(step: Step) -> None:
         actions.append(step.action)
         by.append(step.seat)
         start = time.perf_counter()
         _check_step(game, step.state, actions, step.moves, game_seed, report, backends, rng,
-                    step.moves % check_every == 0)
+                    step.moves % check_every == 0, verdicts)
         report.seconds["checks"] += time.perf_counter() - start
 
     players, last = _new_agents(game, seated)
@@ -509,7 +513,10 @@ def _check_step(
     backends: Sequence[Any],
     rng: np.random.Generator,
     agreement: bool,
+    verdicts: dict[tuple, Agreement],
 ) -> None:
+    """The checks after one action, for every player; ``verdicts`` holds the game's agreement
+    verdicts by knowledge-base fingerprint (an equal base is not solved twice)."""
     try:
         world = state.world()
     except NotImplementedError:
@@ -530,8 +537,15 @@ def _check_step(
         report.seconds["soundness"] += time.perf_counter() - start
         if agreement:
             start = time.perf_counter()
-            verdict = (_agreement(kb, backends, seed=game_seed % 2**31 + step) if hasattr(kb, "constraints")
-                       else Agreement(skipped="the knowledge base has no constraints to solve"))
+            key = kb.fingerprint() if hasattr(kb, "fingerprint") else None
+            if key is not None and key in verdicts:
+                verdict = verdicts[key]
+                report.reused += 1
+            else:
+                verdict = (_agreement(kb, backends, seed=game_seed % 2**31 + step) if hasattr(kb, "constraints")
+                           else Agreement(skipped="the knowledge base has no constraints to solve"))
+                if key is not None:
+                    verdicts[key] = verdict
             if verdict.methods:
                 report.methods[verdict.methods] += 1
             if verdict.mismatch:

@@ -52,6 +52,7 @@ def _as_json(r: AuditReport) -> dict[str, Any]:
         "games": r.games, "actions": r.actions, "events": r.events,
         "passed": dict(r.passed), "failed": dict(r.failed()), "skipped": dict(r.skipped),
         "agreement_methods": dict(r.methods), "agreement_skipped_because": dict(r.why_skipped),
+        "agreement_reused": r.reused,
         "seconds": {k: round(v, 2) for k, v in r.seconds.items()},
         "not_seated": dict(r.unseated), "determinism_not_checked": dict(r.unchecked),
         "failures": [{"check": f.check, "reproducer": f.reproducer(r.game), "message": f.message} for f in r.failures],
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{r.game:20s} {r.games:5d} {r.actions:7d} {r.events:7d}  " + "  ".join(cells))
     for r in reports:
         if r.methods:
-            print(f"{r.game}: agreement compared " + ", ".join(f"{m} {k}x" for m, k in r.methods.most_common()))
+            print(f"{r.game}: agreement compared " + ", ".join(f"{m} {k}x" for m, k in r.methods.most_common())
+                  + (f" ({r.reused} of them a knowledge base equal to an earlier one, its verdict reused)" if r.reused else ""))
         for why, k in r.why_skipped.most_common(5):
             print(f"{r.game}: agreement skipped {k}x: {why}")
         for label, why in r.unseated.items():
