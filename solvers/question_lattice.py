@@ -203,6 +203,32 @@ if AVAILABLE:  # pragma: no branch
         return dst, np.sort(touched[:nt])
 
     @njit(cache=True, nogil=True)
+    def _completable(src, nz, pback, xidx, xptr, xcls, xcnt, top, size):  # type: ignore[no-untyped-def]
+        """The states of ``nz`` that some target profile and later placement complete (the
+        others carry no world: dropping them changes no count)."""
+        nc = size.shape[0]
+        dig = np.empty(nc, np.int64)
+        keep = np.empty(nz.shape[0], np.int64)
+        nk = 0
+        for ii in range(nz.shape[0]):
+            u = nz[ii]
+            x = u
+            for c in range(nc):
+                dig[c] = x % (size[c] + 1)
+                x //= size[c] + 1
+            for e in range(xidx.shape[0]):
+                ok = True
+                for p in range(xptr[e], xptr[e + 1]):
+                    if dig[xcls[p]] + xcnt[p] > size[xcls[p]]:
+                        ok = False
+                        break
+                if ok and pback[top - u - xidx[e]] != 0.0:
+                    keep[nk] = u
+                    nk += 1
+                    break
+        return keep[:nk]
+
+    @njit(cache=True, nogil=True)
     def _layer(fprev, vnz, tidx, tptr, tcls, tcnt, pnext, xd, xidx, xptr, xcls, xcnt, top, size, binom,  # type: ignore[no-untyped-def]
                slot, kidx, nk, sptr, scls, astride, ostride, with_empty, exact, out, inner):
         """Adds one responder's answer weights to ``out[target profile, code]`` (see module doc):
@@ -594,9 +620,7 @@ def question_matrices(
     e0 = np.zeros(lat.states)
     e0[0] = 1.0
     start = (e0, np.zeros(1, dtype=np.int64))
-    forward = [start]
-    for r in responders:
-        forward.append(_push(*forward[-1], *lat.profiles[r], size, binom))
+    top = lat.states - 1
     rest = start
     for z in range(q.num_locations):
         if z != loc and z not in responders:
@@ -604,6 +628,13 @@ def question_matrices(
     backward = [rest] * (n + 1)
     for i in range(n - 1, -1, -1):
         backward[i] = _push(*backward[i + 1], *lat.profiles[responders[i]], size, binom)
+    forward = [start]
+    for i, r in enumerate(responders):
+        f, nz = _push(*forward[-1], *lat.profiles[r], size, binom)
+        live = _completable(f, nz, backward[i + 1][0], *lat.profiles[loc], top, size)
+        if len(live) < len(nz):
+            f[np.setdiff1d(nz, live, assume_unique=True)] = 0.0
+        forward.append((f, live))
     nk = np.array([len(sc) for sc in lat.slot_classes] + [0] * (3 - width), dtype=np.int64)
     astride = np.cumprod(np.r_[1, nk + 1]).astype(np.int64)
     ostride = np.cumprod(np.r_[1, 2 * nk + 1]).astype(np.int64)
@@ -627,7 +658,6 @@ def question_matrices(
         if held:
             empty_at[min(held)] = True
     xidx = lat.profiles[loc][0]
-    top = lat.states - 1
     tables = np.zeros((n, len(xidx), int(ostride[-1])))
     inner = np.zeros((len(xidx), int(ostride[-1])))
     mu0 = np.array([float(np.prod([comb(int(m), int(k)) for m, k in zip(size, row, strict=True)])) for row in lat.targets])
