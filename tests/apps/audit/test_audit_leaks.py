@@ -23,7 +23,7 @@ QUICK_AGENTS = {
 @pytest.mark.parametrize("name", sorted(QUICK_AGENTS))
 @pytest.mark.slow
 def test_audit_leak_checks_pass(name: str) -> None:
-    report = audit(name, games=1, seed=2, agents=QUICK_AGENTS[name], check_every=5, max_actions=60)
+    report = audit(name, games=1, seed=2, agents=QUICK_AGENTS[name], check_every=5, max_actions=60, solvers=())  # leaks only
     assert not report.failures, report.failures
     assert report.passed["leak"] > 0, (report.passed, report.skipped)
 
@@ -41,5 +41,5 @@ def test_audit_catches_a_planted_leak(name: str, monkeypatch: pytest.MonkeyPatch
         return dataclasses.replace(obs, game=f"{obs.game}:{hash(self.world().tobytes())}")
 
     monkeypatch.setattr(state_class, "observation", leaky)
-    report = audit(name, games=1, seed=2, agents=QUICK_AGENTS[name], check_every=5, max_actions=20)
+    report = audit(name, games=1, seed=2, agents=QUICK_AGENTS[name], check_every=5, max_actions=20, solvers=())
     assert report.failed()["leak"] > 0
