@@ -10,6 +10,9 @@ the card shared by the most counts (each branch is propagated by
 branch is narrow enough, counts each branch with that DP and adds the exact integer results.
 Branches partition the worlds, so totals and per-cell tallies are plain sums.
 
+Where the branches' DPs are many and wide but every hand has only a few hundred to a few
+thousand possible sets (late views), a branch is counted by locations instead (:class:`_Join`).
+
 Nothing here is specific to Mafia Code; it answers any static knowledge base the ``exact``
 backend accepts, only slower than ``exact`` on those ``exact`` finds easy.
 """
@@ -122,11 +125,491 @@ def _split_card(q: Problem) -> int:
     return max(open_, key=lambda k: (degree.get(k, 0), -bin(q.dom[k]).count("1"), -k))
 
 
+# -- counting by locations ---------------------------------------------------------------------
+#: most sets of open cards one location may be enumerated with (partial sets during the
+#: enumeration: four times as many) before the join by locations gives up on it.
+_HANDS_CAP = 60_000
+#: most steps (pair tests, or walk steps and pairs found) the join may take before it gives up.
+_PAIRS_CAP = 3_000_000
+#: pairs tested per block (bounds the memory of one test).
+_BLOCK = 1 << 21
+
+
+try:  # pragma: no cover - exercised only where numba is installed (the ``fast`` extra)
+    from numba import njit
+except ImportError:  # pragma: no cover
+    _join_kernel = None
+else:
+
+    @njit(cache=True, nogil=True)
+    def _join_kernel(keys, hs, must, bits, limit):  # type: ignore[no-untyped-def]
+        """Every (partial deal, set) pair that is disjoint and deals every card in ``must``,
+        and the index of each pair's new partial deal among the distinct ones (first seen
+        first): what the numpy path computes with a dense test and a sort. ``hs`` is sorted,
+        so the sets sharing their highest cards (``bits``, descending) are a contiguous
+        range: a walk down those cards skips every range holding a card already dealt (or
+        lacking a card of ``must``) in one step, so the work follows the pairs found, not
+        ``len(keys) * len(hs)``. Stops (returning ``limit + 1`` steps) once the steps and
+        pairs pass ``limit``."""
+        cap = 1024
+        iu = np.empty(cap, dtype=np.int64)
+        ih = np.empty(cap, dtype=np.int64)
+        inv = np.empty(cap, dtype=np.int64)
+        size = 1024
+        table = np.full(size, -1, dtype=np.int64)
+        slot_of = np.empty(size, dtype=np.int64)
+        new = np.empty(size, dtype=np.int64)
+        distinct = 0
+        j = 0
+        depth = bits.shape[0]
+        stack_lo = np.empty(depth + 2, dtype=np.int64)
+        stack_hi = np.empty(depth + 2, dtype=np.int64)
+        stack_lv = np.empty(depth + 2, dtype=np.int64)
+        tests = 0
+        for u in range(keys.shape[0]):
+            k = keys[u]
+            top = 0
+            if hs.shape[0]:
+                stack_lo[0] = 0
+                stack_hi[0] = hs.shape[0]
+                stack_lv[0] = 0
+                top = 1
+            while top:
+                top -= 1
+                if tests + j > limit:
+                    return iu[:j], ih[:j], inv[:j], new[:distinct], limit + 1
+                lo = stack_lo[top]
+                hi = stack_hi[top]
+                lv = stack_lv[top]
+                tests += 1
+                if hi - lo <= 4 or lv == depth:
+                    for h in range(lo, hi):
+                        m = k | hs[h]
+                        if k & hs[h] == 0 and (m & must) == must:
+                            if j == cap:
+                                cap *= 2
+                                iu = np.concatenate((iu, np.empty(cap - j, dtype=np.int64)))
+                                ih = np.concatenate((ih, np.empty(cap - j, dtype=np.int64)))
+                                inv = np.concatenate((inv, np.empty(cap - j, dtype=np.int64)))
+                            if 2 * distinct >= size:  # grow the table: rehash every union
+                                size *= 2
+                                table = np.full(size, -1, dtype=np.int64)
+                                slot_of = np.empty(size, dtype=np.int64)
+                                grown = np.empty(size, dtype=np.int64)
+                                grown[:distinct] = new[:distinct]
+                                new = grown
+                                for d in range(distinct):
+                                    s = np.int64((np.uint64(new[d]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)) & (size - 1)
+                                    while table[s] != -1:
+                                        s = (s + 1) & (size - 1)
+                                    table[s] = new[d]
+                                    slot_of[s] = d
+                            s = np.int64((np.uint64(m) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20)) & (size - 1)
+                            while table[s] != -1 and table[s] != m:
+                                s = (s + 1) & (size - 1)
+                            if table[s] == -1:
+                                table[s] = m
+                                slot_of[s] = distinct
+                                new[distinct] = m
+                                distinct += 1
+                            iu[j] = u
+                            ih[j] = h
+                            inv[j] = slot_of[s]
+                            j += 1
+                    continue
+                b = bits[lv]
+                # first set in [lo, hi) holding card b (they share every higher card)
+                a, c = lo, hi
+                while a < c:
+                    mid = (a + c) // 2
+                    if (hs[mid] >> b) & 1:
+                        c = mid
+                    else:
+                        a = mid + 1
+                if not (k >> b) & 1 and a < hi:  # sets holding b: only if b is not dealt
+                    stack_lo[top] = a
+                    stack_hi[top] = hi
+                    stack_lv[top] = lv + 1
+                    top += 1
+                if not (must >> b) & 1 or (k >> b) & 1:  # sets without b: unless b must be dealt now
+                    if lo < a:
+                        stack_lo[top] = lo
+                        stack_hi[top] = a
+                        stack_lv[top] = lv + 1
+                        top += 1
+        return iu[:j], ih[:j], inv[:j], new[:distinct], tests
+
+
+class _NoJoin(Exception):
+    """Raised by :class:`_Join` for knowledge bases it does not handle or finds too large."""
+
+
+def _popcount(a: np.ndarray) -> np.ndarray:
+    """Set bits per element of an ``int64`` array (numpy 1.26 has no ``bitwise_count``)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(a).astype(np.int64)
+    v = a.astype(np.uint64)
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
+
+
+def _mask(cards: Iterator[int] | tuple[int, ...] | list[int]) -> int:
+    out = 0
+    for k in cards:
+        out |= 1 << k
+    return out
+
+
+def _hands(cards: list[int], rules: list[tuple[int, int, int]], cap: int) -> np.ndarray | None:
+    """Every subset of ``cards`` (as a sorted array of bit masks) meeting every rule ``(mask,
+    lo, hi)`` (between ``lo`` and ``hi`` of its cards in the subset), or None past ``cap``
+    sets. Card by card, dropping partial sets that already exceed a ``hi`` or can no longer
+    reach a ``lo``: every partial set kept is one card short of most of a kept set, so the work
+    stays near the answer's size."""
+    if not rules:
+        if len(cards) >= cap.bit_length():
+            return None
+        out = np.zeros(1, dtype=np.int64)
+        for k in cards:
+            out = np.concatenate([out, out | np.int64(1 << k)])
+        return np.sort(out)
+    rmask = [r[0] for r in rules]
+    lo = np.array([r[1] for r in rules], dtype=np.int16)
+    hi = np.array([r[2] for r in rules], dtype=np.int16)
+    every = _mask(cards)
+    rem = np.array([bin(m & every).count("1") for m in rmask], dtype=np.int16)
+    masks = np.zeros(1, dtype=np.int64)
+    cnt = np.zeros((1, len(rules)), dtype=np.int16)
+    for k in cards:
+        a = np.array([m >> k & 1 for m in rmask], dtype=np.int16)
+        rem -= a
+        inc = a.astype(bool)
+        took = cnt + a
+        keep_ok = np.all(cnt[:, inc] + rem[inc] >= lo[inc], axis=1)  # leaving k out: lows still reachable
+        take_ok = np.all(took[:, inc] <= hi[inc], axis=1)  # taking k: no high passed
+        masks = np.concatenate([masks[keep_ok], masks[take_ok] | np.int64(1 << k)])
+        cnt = np.concatenate([cnt[keep_ok], took[take_ok]])
+        charge(len(masks))
+        if len(masks) > 4 * cap:
+            return None
+    if len(masks) > cap:
+        return None
+    return np.sort(masks)
+
+
+def _count_hands(cards: list[int], rules: list[tuple[int, int, int]]) -> dict[int, int]:
+    """How many subsets of ``cards`` of each size meet every rule (what :func:`_hands` would
+    list), without listing them: the same card-by-card pass over distinct (counts, size)
+    states, so cheap enough to plan the join before any set is built."""
+    radix = [hi + 1 for _m, _lo, hi in rules] + [len(cards) + 1]
+    place, p = [], 1
+    for r in radix:
+        place.append(p)
+        p *= r
+    if p >= 1 << 62:  # too many fields for one int64 key: say "many" (the join then refuses)
+        return {len(cards): 1 << 62}
+    m = len(rules)
+    lo = np.array([r[1] for r in rules], dtype=np.int64)
+    hi = np.array([r[2] for r in rules], dtype=np.int64)
+    every = _mask(cards)
+    rem = np.array([bin(r[0] & every).count("1") for r in rules], dtype=np.int64)
+    cnt = np.zeros((1, m + 1), dtype=np.int64)
+    ways = np.ones(1, dtype=np.int64)  # at most 2**62 subsets (62 cards at most)
+    pl = np.array(place, dtype=np.int64)
+    for k in cards:
+        a = np.array([r[0] >> k & 1 for r in rules] + [1], dtype=np.int64)
+        rem[:] -= a[:m]
+        inc = a[:m].astype(bool)
+        took = cnt + a
+        keep_ok = np.all(cnt[:, :m][:, inc] + rem[inc] >= lo[inc], axis=1)
+        take_ok = np.all(took[:, :m][:, inc] <= hi[inc], axis=1)
+        both = np.concatenate([cnt[keep_ok], took[take_ok]])
+        w = np.concatenate([ways[keep_ok], ways[take_ok]])
+        keys, first, inv = np.unique(both @ pl, return_index=True, return_inverse=True)
+        cnt = both[first]
+        ways = np.zeros(len(keys), dtype=np.int64)
+        np.add.at(ways, inv.reshape(-1), w)
+        charge(len(keys))
+    out: dict[int, int] = {}
+    for size, n in zip(cnt[:, m].tolist(), ways.tolist(), strict=True):
+        out[size] = out.get(size, 0) + int(n)
+    return out
+
+
+#: joins a query may see refused before it stops trying them (each refusal costs up to
+#: :data:`_PAIRS_CAP` steps; where the root's join is too big, its branches' mostly are too).
+_JOIN_TRIES = 2
+#: pair tests the compiled walk makes per partial deal before it finds anything (measured
+#: on Mafia Code views: a few dozen range steps), in the plan's cost model.
+_WALK_STEPS = 32
+
+
+def _join_plan(sizes: dict[int, dict[int, int]], n: int, dense: bool) -> tuple[list[int], int, float]:
+    """The order of locations (all but the last, which takes the cards left) with the least
+    expected work, the last location and that expectation. ``sizes[z]``: how many sets of each
+    size location ``z`` has. Expected by treating each partial deal as random: a set of ``s``
+    cards misses ``u`` dealt cards out of ``n`` with probability C(n-u, s) / C(n, s). The work
+    of one location is its pair tests (``dense``: every partial deal with every set) or, for the
+    compiled walk, :data:`_WALK_STEPS` per partial deal plus the pairs found."""
+    from itertools import permutations
+    from math import comb
+
+    best: tuple[float, list[int], int] | None = None
+    for perm in permutations(sizes):
+        *order, last = perm
+        deals, used, work = 1.0, 0.0, 0.0
+        for z in order:
+            total = sum(sizes[z].values())
+            u = round(used)
+            found = deals * sum(c * comb(n - u, s) / comb(n, s) for s, c in sizes[z].items() if s <= n - u)
+            work += deals * total if dense else deals * _WALK_STEPS + found
+            deals = found
+            used += sum(s * c for s, c in sizes[z].items()) / max(1, total)
+        if best is None or work < best[0]:
+            best = (work, list(order), last)
+    assert best is not None
+    return best[1], best[2], best[0]
+
+
+def _pairs(keys: np.ndarray, hs: np.ndarray, must: np.int64, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(iu, ih, inv, new, work)``: the pairs of partial deal ``keys[iu]`` and set ``hs[ih]``
+    (``hs`` sorted) that are disjoint and deal every card of ``must``, their distinct unions
+    ``new`` (pair ``j`` makes ``new[inv[j]]``) and the steps that took. Compiled where numba is
+    installed, else dense numpy tests in blocks (the same pairs and unions, in another order).
+    Past ``limit`` steps the work returned is above ``limit`` and the pairs are incomplete."""
+    if _join_kernel is not None:
+        every = int(np.bitwise_or.reduce(hs)) if len(hs) else 0
+        bits = np.array([b for b in range(62, -1, -1) if every >> b & 1], dtype=np.int64)
+        iu, ih, inv, new, tests = _join_kernel(keys, hs, np.int64(must), bits, limit)
+        return iu, ih, inv, new, int(tests) + len(iu)
+    if len(keys) * len(hs) > limit:
+        return keys[:0], keys[:0], keys[:0], keys[:0], limit + 1
+    ius, ihs = [], []
+    step = max(1, _BLOCK // max(1, len(hs)))
+    for a in range(0, len(keys), step):
+        block = keys[a : a + step]
+        ok = (block[:, None] & hs[None, :]) == 0
+        if must:
+            ok &= ((block[:, None] | hs[None, :]) & must) == must
+        iu, ih = np.nonzero(ok)
+        ius.append(iu + a)
+        ihs.append(ih)
+    iu = np.concatenate(ius) if ius else np.zeros(0, dtype=np.int64)
+    ih = np.concatenate(ihs) if ihs else np.zeros(0, dtype=np.int64)
+    new, inv = np.unique(keys[iu] | hs[ih], return_inverse=True)
+    return iu, ih, inv.reshape(-1), new, len(keys) * len(hs)
+
+
+class _Join:
+    """Exact counts by locations instead of cards: every location's possible sets of open
+    cards (each location's constraints alone: Mafia Code's crossing counts leave a few hundred
+    to a few thousand hands per player), then a dynamic programme over locations whose state is
+    the set of cards dealt so far. The last location takes the cards left, checked against its
+    constraints, so it is never enumerated (the box, or a hand nobody knows anything about).
+
+    Why: the class DP keeps every crossing count of every hand open at once (70 bits, millions
+    of states) while a world is one hand per location, and a few thousand hands per location
+    meet in a few thousand partial deals. Raises :class:`_NoJoin` where a constraint spans
+    locations (``NotAll``), two locations have too many sets, or the join would test more
+    than ``pairs_cap`` pairs."""
+
+    def __init__(self, q: Problem, hands_cap: int = _HANDS_CAP, pairs_cap: int = _PAIRS_CAP) -> None:
+        if q.notalls or q.num_cards > 62:
+            raise _NoJoin
+        self.num_cards, self.num_locations = q.num_cards, q.num_locations
+        self.work = 0
+        nl = q.num_locations
+        self.fixed = [(d.bit_length() - 1) if d & (d - 1) == 0 else -1 for d in q.dom]
+        open_ = [k for k, z in enumerate(self.fixed) if z < 0]
+        self.open_mask = _mask(open_)
+        cand = [_mask(k for k in open_ if q.dom[k] >> z & 1) for z in range(nl)]
+        rules: list[list[tuple[int, int, int]]] = [[] for _ in range(nl)]
+        for cards, z, lo, hi in q.counts:
+            rules[z].append((_mask(cards), lo, hi))
+        for cards, z in q.clauses:
+            rules[z].append((_mask(cards), 1, len(cards)))
+        active = [z for z in range(nl) if cand[z]]
+        if len(active) > 6:  # the plan tries every order of the locations
+            raise _NoJoin
+        cards_at = {z: [k for k in open_ if cand[z] >> k & 1] for z in active}
+        sizes = {z: _count_hands(cards_at[z], rules[z]) for z in active}
+        self.order, self.last, expected = _join_plan(sizes, len(open_), _join_kernel is None) if active else ([], -1, 0.0)
+        if expected > pairs_cap or any(sum(sizes[z].values()) > hands_cap for z in self.order):
+            raise _NoJoin
+        self.sets: dict[int, np.ndarray] = {}
+        for z in self.order:
+            hs = _hands(cards_at[z], rules[z], hands_cap)
+            if hs is None:
+                raise _NoJoin
+            self.sets[z] = hs
+            self.work += len(hs)
+        self.cand = cand
+        self.rules = rules
+        # the exact integers fit int64 when the number of assignments does
+        bound = 1
+        for k in open_:
+            bound *= bin(q.dom[k]).count("1")
+        self.dtype: type = np.int64 if bound < 1 << 62 else object
+        self._forward(q, pairs_cap)
+
+    def _forward(self, q: Problem, pairs_cap: int) -> None:
+        keys = np.zeros(1, dtype=np.int64)
+        f = np.ones(1, dtype=self.dtype)
+        self.layers: list[tuple[np.ndarray, np.ndarray]] = [(keys, f)]
+        self.pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        later = {self.last} | set(self.order) if self.last >= 0 else set()
+        tested = 0
+        for z in self.order:
+            later.discard(z)
+            hs = self.sets[z]
+            # cards no later location may take must be dealt by now
+            must = np.int64(_mask(k for k in range(self.num_cards) if self.fixed[k] < 0 and not any(q.dom[k] >> y & 1 for y in later)))
+            iu, ih, inv, new, tests = _pairs(keys, hs, must, pairs_cap - tested)
+            tested += tests
+            charge(tests)
+            self.work += tests
+            if tested > pairs_cap:
+                raise _NoJoin
+            # partial deals the locations still to come cannot complete (a rule there needs
+            # more of its cards than are left) are dropped before they multiply
+            rest = np.int64(self.open_mask) & ~new
+            alive = np.ones(len(new), dtype=bool)
+            for y in later:
+                for m, lo, _hi in self.rules[y]:
+                    if lo:
+                        alive &= _popcount(rest & np.int64(m)) >= lo
+            if not alive.all():
+                renum = np.cumsum(alive) - 1
+                keep = alive[inv]
+                iu, ih, inv = iu[keep], ih[keep], renum[inv[keep]]
+                new = new[alive]
+            nf = np.zeros(len(new), dtype=self.dtype)
+            np.add.at(nf, inv, f[iu])
+            self.pairs.append((iu, ih, inv))
+            keys, f = new, nf
+            self.layers.append((keys, f))
+        # the last location takes what is left
+        rest = np.int64(self.open_mask) & ~keys
+        if self.last < 0:
+            valid = rest == 0
+        else:
+            valid = (rest & ~np.int64(self.cand[self.last])) == 0
+            for m, lo, hi in self.rules[self.last]:
+                c = _popcount(rest & np.int64(m))
+                valid &= (c >= lo) & (c <= hi)
+        self.rest = rest
+        self.valid = valid.astype(np.int64).astype(self.dtype)
+        self.total = int((f * self.valid).sum()) if len(f) else 0
+        self._back: list[np.ndarray] | None = None
+        self._tallies: list[list[int]] | None = None
+        self._starts: list[np.ndarray] | None = None
+
+    def _backward(self) -> list[np.ndarray]:
+        """``back[i][u]``: the ways to deal the locations from ``order[i]`` on, given layer
+        ``i``'s partial deal ``u``."""
+        if self._back is None:
+            back = [self.valid]
+            for (keys, _f), (iu, _ih, inv) in zip(self.layers[-2::-1], self.pairs[::-1], strict=True):
+                b = np.zeros(len(keys), dtype=self.dtype)
+                np.add.at(b, iu, back[-1][inv])
+                back.append(b)
+            self._back = back[::-1]
+        return self._back
+
+    def _set_weights(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per location: ``(loc, sets as masks of open cards, worlds with each set there)``."""
+        back = self._backward()
+        out = []
+        for i, z in enumerate(self.order):
+            iu, ih, inv = self.pairs[i]
+            w = np.zeros(len(self.sets[z]), dtype=self.dtype)
+            np.add.at(w, ih, self.layers[i][1][iu] * back[i + 1][inv])
+            out.append((z, self.sets[z], w))
+        if self.last >= 0:
+            out.append((self.last, self.rest, self.layers[-1][1] * self.valid))
+        return out
+
+    def tallies(self) -> list[list[int]]:
+        """``cells[card][loc]``: how many worlds put ``card`` at ``loc``."""
+        if self._tallies is not None:
+            return self._tallies
+        cells = [[0] * self.num_locations for _ in range(self.num_cards)]
+        if self.total:
+            for k, z in enumerate(self.fixed):
+                if z >= 0:
+                    cells[k][z] = self.total
+            for z, masks, w in self._set_weights():
+                for k in range(self.num_cards):
+                    if self.cand[z] >> k & 1:
+                        cells[k][z] = int(w[(masks >> k) & 1 == 1].sum())
+        self._tallies = cells
+        return cells
+
+    def solution_counts(self, loc: int) -> dict[tuple[int, ...], int]:
+        """Worlds per set of cards at ``loc`` (its fixed cards included)."""
+        if not self.total:
+            return {}
+        fixed = [k for k, z in enumerate(self.fixed) if z == loc]
+        for z, masks, w in self._set_weights():
+            if z == loc:
+                out: dict[tuple[int, ...], int] = {}
+                for m, n in zip(masks.tolist(), w.tolist(), strict=True):
+                    if n:
+                        key = tuple(sorted(fixed + [k for k in range(self.num_cards) if m >> k & 1]))
+                        out[key] = out.get(key, 0) + int(n)
+                return out
+        return {tuple(fixed): self.total}
+
+    def sample(self, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """``n`` exactly uniform worlds: each location's set drawn in order with probability
+        proportional to the ways to deal the rest."""
+        if not self.total or n <= 0:
+            return []
+        back = self._backward()
+        if self._starts is None:
+            self._starts = []
+            for iu, _ih, _inv in self.pairs:
+                by = np.argsort(iu, kind="stable")
+                self._starts.append(by)
+        out = []
+        for _ in range(n):
+            w = np.array(self.fixed, dtype=np.int64)
+            u = 0
+            for i, z in enumerate(self.order):
+                iu, ih, inv = self.pairs[i]
+                by = self._starts[i]
+                lo, hi = np.searchsorted(iu[by], [u, u + 1])
+                idx = by[lo:hi]
+                r = randbelow(rng, int(back[i][u]))
+                for j in idx.tolist():
+                    b = int(back[i + 1][inv[j]])
+                    if r < b:
+                        break
+                    r -= b
+                hand = int(self.sets[z][ih[j]])
+                for k in range(self.num_cards):
+                    if hand >> k & 1:
+                        w[k] = z
+                u = int(inv[j])
+            rest = int(self.rest[u])
+            for k in range(self.num_cards):
+                if rest >> k & 1:
+                    w[k] = self.last
+            out.append(w)
+        return out
+
+
 class SplitSolver(Solver):
     """Exact totals and per-cell tallies by branching on card locations until each branch's DP
     is narrow (``max_bits``) and cheap (``branch_limit`` transitions), then summing.
 
-    Before branching at all, a knowledge base too wide for the kernels gets one try of the
+    A branch too wide for the kernels (or too big for its DP budget) is first counted by
+    locations (``join``, :class:`_Join`: each location's possible sets, joined), which answers
+    late Mafia Code views with crossing counts 20-60x faster than branching; where that plan
+    is too big (early views: tens of thousands of sets per hand), branching goes on. Before
+    branching at all, a knowledge base too wide for the kernels gets one try of the
     pure-Python DP within ``wide_budget`` transitions (0: never): some wide ones are small.
 
     ``limit`` bounds the DP transitions spent over all branches plus
@@ -144,6 +627,7 @@ class SplitSolver(Solver):
         max_bits: int = _MAX_BITS,
         cache_size: int = 128,
         wide_budget: int = 50_000,
+        join: bool = True,
     ) -> None:
         if branch_limit < 1 or limit < 1 or max_bits < 1:
             raise ValueError(
@@ -156,19 +640,23 @@ class SplitSolver(Solver):
         self.max_bits = int(max_bits)
         self.cache_size = int(cache_size)
         self.wide_budget = int(wide_budget)
+        self.join = bool(join)
         self._cache: OrderedDict[tuple, Tally] = OrderedDict()
         #: branches counted by a DP, branches split further and DP transitions spent, in the
         #: last uncached query.
         self.leaves = 0
         self.splits = 0
         self.work = 0
+        #: branches counted by locations (:class:`_Join`) in the last uncached query.
+        self.joins = 0
+        self._refused = 0
 
     # -- the branching ----------------------------------------------------------------------
     def _branches(self, kb: KnowledgeBase) -> Iterator[tuple[Problem, Plan]]:
         """``(problem, plan)`` of branches that partition the worlds of ``kb`` (depth first;
         inconsistent branches are left out)."""
         self.check_supported(kb)
-        self.leaves = self.splits = self.work = 0
+        self.leaves = self.splits = self.work = self.joins = self._refused = 0
         stack = [problem_from_kb(kb)]
         root = True
         while stack:
@@ -182,7 +670,21 @@ class SplitSolver(Solver):
                 raise TooLarge(
                     f"split: more than {self.limit} DP transitions and branch steps needed; raise SplitSolver(limit=...)"
                 )
+            wide = _min_bits(q) > self.max_bits
+            plan = self._join(q) if wide and self.join else None  # the class DP is sure to be too wide
+            if plan is not None:
+                root = False
+                if plan.total:
+                    yield q, plan
+                continue
             plan = self._attempt(q, budget, self.max_bits)
+            if plan is None and not wide and self.join:
+                plan = self._join(q)
+                if plan is not None:
+                    root = False
+                    if plan.total:
+                        yield q, plan
+                    continue
             if plan is None and root and self.wide_budget:  # one wide DP may still be quick
                 plan = self._attempt(q, min(self.wide_budget, budget), 1 << 30)
             root = False
@@ -197,6 +699,22 @@ class SplitSolver(Solver):
             self.leaves += 1
             if plan.total:
                 yield q, plan
+
+    def _join(self, q: Problem) -> _Join | None:
+        """Branch ``q`` counted by locations (:class:`_Join`), or None where that does not
+        apply or would pass what is left of the limit (its work is counted either way)."""
+        if self._refused >= _JOIN_TRIES:
+            return None
+        left = self.limit - self.work
+        try:
+            join = _Join(q, pairs_cap=min(_PAIRS_CAP, left))
+        except _NoJoin:
+            self.work += BRANCH_STEPS
+            self._refused += 1
+            return None
+        self.work += join.work
+        self.joins += 1
+        return join
 
     def _attempt(self, q: Problem, budget: int, max_bits: int) -> Plan | None:
         """The DP of branch ``q`` within ``budget`` transitions and ``max_bits`` state bits, or
@@ -243,8 +761,9 @@ class SplitSolver(Solver):
     def solution_counts(self, kb: KnowledgeBase, loc: int | str) -> dict[tuple[int, ...], int]:
         z = kb.loc(loc) if isinstance(loc, str) else int(loc)
         out: dict[tuple[int, ...], int] = {}
-        for q, _plan in self._branches(kb):
-            for cards, n in solution_counts(q, z, self.limit).items():
+        for q, plan in self._branches(kb):
+            found = plan.solution_counts(z) if isinstance(plan, _Join) else solution_counts(q, z, self.limit)
+            for cards, n in found.items():
                 out[cards] = out.get(cards, 0) + n
         return out
 

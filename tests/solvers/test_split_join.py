@@ -1,0 +1,101 @@
+"""``split``'s count by locations (``_Join``: each location's possible sets, joined over the cards
+dealt so far) equals brute force and CP-SAT, where it is forced to answer (``max_bits`` tiny, so
+every branch is "too wide" for the class DP and the join goes first)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import solvers
+import solvers.split as split_mod
+from deduce.games.mafia_code.rules import MafiaCodeGame
+from solvers.exact_dp import problem_from_kb, simplify
+from solvers.split import SplitSolver, _Join
+from tests.games.mafia_code.test_props import random_play
+from tests.solvers.test_exact_vs_brute import static_kbs
+
+
+def _joining() -> SplitSolver:
+    return SplitSolver(max_bits=1, wide_budget=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kb=static_kbs(), seed=st.integers(0, 2**32 - 1))
+def test_join_agrees_with_brute_on_random_static_kbs(kb, seed):
+    split = _joining()
+    brute = solvers.get("brute")
+    tally = split.tallies(kb)
+    assert tally == brute.tallies(kb)
+    assert split.solution_counts(kb, 0) == brute.solution_counts(kb, 0)
+    for w in split.sample(kb, 3, np.random.default_rng(seed)):
+        assert kb.consistent_with(w)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 16), seat=st.integers(0, 4))
+def test_join_agrees_with_brute_on_mafia_code_3x3(n, seed, steps, seat):
+    game = MafiaCodeGame(num_players=n, colours=("r", "g", "b"), letters=("A", "B", "C"))
+    state = game.new_initial_state(seed)
+    random_play(state, np.random.default_rng(seed), steps)
+    kb = game.knowledge(state.observation(None if seat >= n else seat))
+    split = _joining()
+    tally = split.tallies(kb)
+    assert tally == solvers.get("brute").tallies(kb)
+    assert tally.total >= 1
+    loc = int(seed % kb.num_locations)
+    assert split.solution_counts(kb, loc) == solvers.get("brute").solution_counts(kb, loc)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_join_counts_a_4x4_game_as_cpsat_does_and_really_joins(seed):
+    game = MafiaCodeGame(num_players=3, colours=("r", "g", "b", "w"), letters=("A", "B", "C", "D"))
+    state = game.new_initial_state(seed)
+    random_play(state, np.random.default_rng(seed), 3)
+    kb = game.knowledge(state.observation(None))  # the spectator: every hand open
+    split = _joining()
+    assert split.tallies(kb) == solvers.get("cpsat").tallies(kb)
+    assert split.joins >= 1
+    q = simplify(problem_from_kb(kb))
+    assert q is not None and _Join(q).total == split.tallies(kb).total
+
+
+def test_join_samples_are_uniform():
+    """A spectator's view of a 3-player 4x4 game: every world drawn about equally often."""
+    game = MafiaCodeGame(num_players=3, colours=("r", "g", "b", "w"), letters=("A", "B", "C", "D"))
+    kb = game.knowledge(game.new_initial_state(1).observation(None))
+    split = _joining()
+    total = split.count(kb)
+    assert total == 24 and split.joins >= 1
+    seen: dict[tuple[int, ...], int] = {}
+    for w in split.sample(kb, 100 * total, np.random.default_rng(0)):
+        assert kb.consistent_with(w)
+        key = tuple(int(x) for x in w)
+        seen[key] = seen.get(key, 0) + 1
+    assert len(seen) == total
+    assert min(seen.values()) > 55 and max(seen.values()) < 145  # binomial(2400, 1/24): sd ~ 9.8
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 14),
+    hands=st.lists(st.integers(0, 2**14 - 1), max_size=40),
+    deals=st.lists(st.integers(0, 2**14 - 1), min_size=1, max_size=20),
+    must=st.integers(0, 2**14 - 1),
+)
+def test_compiled_walk_finds_the_pairs_the_dense_test_finds(n, hands, deals, must):
+    mask = (1 << n) - 1
+    hs = np.unique(np.array([h & mask for h in hands], dtype=np.int64))
+    keys = np.unique(np.array([d & mask for d in deals], dtype=np.int64))
+    m = np.int64(must & mask & ~int(keys[0]) if must % 3 == 0 else 0)
+    got = split_mod._pairs(keys, hs, m, 10**9)
+    kernel, split_mod._join_kernel = split_mod._join_kernel, None
+    try:
+        want = split_mod._pairs(keys, hs, m, 10**9)
+    finally:
+        split_mod._join_kernel = kernel
+    as_set = lambda r: sorted((int(u), int(h), int(r[3][i])) for u, h, i in zip(r[0], r[1], r[2], strict=True))  # noqa: E731
+    assert as_set(got) == as_set(want)
+    assert sorted(got[3].tolist()) == sorted(want[3].tolist())
