@@ -94,22 +94,30 @@ def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]
     return rows
 
 
-def timings(players: int, games: int, seed: int, expert: bool, old: bool = True) -> list[TimingRow]:
+def timings(players: int, games: int, seed: int, expert: bool, old: bool = True, old_backend: str = "exact") -> list[TimingRow]:
     """Time, for the acting player at every step of ``games`` random games (the states an agent
     actually meets, early ones included): building the knowledge base from the observation, and
     a knowledge update = that build plus exact marginals, by the ``split`` backend the solver
     agent uses and (``old``) by the plain ``exact`` counter it used before. Both paths run on
     the same states in the same run; refusals are counted, and the two answers are checked
-    equal wherever both answer."""
+    equal wherever both answer. ``old_backend="split-branching"``: the old path is ``split``
+    without its count by locations (what it was before issue 27's join)."""
     game = deduce.make("mafia-code", num_players=players, expert=expert)
     new = solvers.get("split")
-    exact = solvers.get("exact")
+    if old_backend == "split-branching":
+        from solvers.split import SplitSolver
+
+        exact: solvers.Solver = SplitSolver(join=False)
+    else:
+        exact = solvers.get(old_backend)
     build: list[float] = []
     times: dict[str, list[float]] = {"split": [], "exact": []}
     refused = {"split": 0, "exact": 0}
     warm = game.knowledge(game.new_initial_state(seed + games).observation(0))  # not a timed game
     for backend in (new, exact):  # load the numba kernels before the clock runs
         backend.tallies(warm)
+    play_game(game, [RandomPlayer(seed)] * players, seed + games + 1, deal_seed=seed + games + 1,
+              before_act=lambda st, seat, obs: new.tallies(game.knowledge(obs)) if st.turns > 4 else None)  # compiles the join too
     paths = [("split", new), ("exact", exact)] if old else [("split", new)]
     playing = [seed]  # the game being played
 
@@ -140,7 +148,7 @@ def timings(players: int, games: int, seed: int, expert: bool, old: bool = True)
         timing_row(players, "update: build + split marginals", times["split"], refused["split"]),
     ]
     if old:
-        rows.append(timing_row(players, "update: build + exact marginals (old)", times["exact"], refused["exact"]))
+        rows.append(timing_row(players, f"update: build + {old_backend} marginals (old)", times["exact"], refused["exact"]))
     return rows
 
 
@@ -154,6 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-old", action="store_true",
                         help="skip the old exact path in the timings (it spends ~15 s on each state it refuses)")
     parser.add_argument("--no-games", action="store_true", help="timings only, no win-rate tables")
+    parser.add_argument("--old", default="exact", help="the old path: a backend name, or split-branching (split without its join)")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.players.split(",") if x]
 
@@ -163,14 +172,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|---|")
     ratios = []
     for n in counts:
-        rows = timings(n, args.timing_games, args.seed, args.expert, old=not args.no_old)
+        rows = timings(n, args.timing_games, args.seed, args.expert, old=not args.no_old, old_backend=args.old)
         for r in rows:
             print(f"| {r.players} | {r.what} | {r.samples} | {r.mean_ms:.2f} | {r.p50_ms:.2f} | "
                   f"{r.p95_ms:.2f} | {r.max_ms:.1f} | {r.refused} |", flush=True)
         if len(rows) == 3:
             ratios.append((n, rows[1], rows[2]))
     if ratios:
-        print("\nOld (exact) / new (split) time per update, same run (old times exclude the states it refused)")
+        print(f"\nOld ({args.old}) / new (split) time per update, same run (old times exclude the states it refused)")
         print("| players | mean ratio | median ratio | p95 ratio | max ratio | refused old -> new |")
         print("|---|---|---|---|---|---|")
         for n, new, old in ratios:
