@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from deduce.apps.assist.text import cell_text
+from deduce.apps.assist.text import cell_text, count_text, exact_digits
 from deduce.errors import DeduceError, InvalidConfig, NotSupported, TooLarge
 from deduce.games.registry import game_info
 from deduce.logs import load_log, read_log
@@ -227,11 +227,14 @@ def _run(args: argparse.Namespace) -> int:
         out["exact"] = relaxed is None
         if relaxed:
             out["approximate"] = relaxed
-        print(json.dumps(out))
+        with exact_digits():  # the exact count, however many digits it has
+            print(json.dumps(out))
         return 0
     answer = kb.loc("envelope") if "envelope" in kb.locations else None
     dist = solver.solution_counts(kb, answer) if answer is not None else {}
-    print(render_notebook(kb, tally, dist, fractions=args.fractions, top=args.top, solver=solver.name, relaxed=relaxed))
+    with exact_digits():  # --fractions writes exact ratios of such counts
+        print(render_notebook(kb, tally, dist, fractions=args.fractions, top=args.top, solver=solver.name,
+                              relaxed=relaxed))
     return 0
 
 
@@ -286,9 +289,9 @@ def render_notebook(
     ``relaxed`` (the game's reason its knowledge base is only a relaxation) labels the counts
     approximate."""
     if relaxed:
-        lines = [f"{tally.total} deals of a simplified model ({solver}; approximate: {relaxed})"]
+        lines = [f"{count_text(tally.total)} deals of a simplified model ({solver}; approximate: {relaxed})"]
     else:
-        lines = [f"{tally.total} consistent deals ({solver}, exact)"]
+        lines = [f"{count_text(tally.total)} consistent deals ({solver}, exact)"]
     if tally.total == 0:
         lines.append("the log is contradictory: no deal fits it")
         return "\n".join(lines)

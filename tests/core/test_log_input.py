@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -149,3 +150,39 @@ def test_a_whole_history_log_of_repeated_events_reads_few_prefixes(monkeypatch):
     assert 0 < len(calls) < 60, len(calls)
     plain = view_knowledge(*read_log(log))
     assert dict(zip(kb.constraints, kb.sources, strict=True)) == dict(zip(plain.constraints, plain.sources, strict=True))
+
+
+def test_counts_past_the_digit_limit_are_written_not_crashed():
+    """A count of more than 4,300 digits (Python's default limit for printing an int) is worded
+    in scientific form for a person and kept exact where exact output is asked for."""
+    import sys
+
+    from deduce.apps.assist.text import count_text, exact_digits
+
+    assert count_text(12345) == "12345"
+    assert count_text(10**29) == str(10**29)
+    assert count_text(1468 * 10**15567 + 999) == "about 1.468e+15570"
+    assert count_text(10**30) == "about 1.000e+30" and count_text(10**31 - 1) == "about 9.999e+30"
+    big = 7 * 10**5000
+    with pytest.raises(ValueError):
+        str(big)
+    with exact_digits():
+        assert len(str(big)) == 5001
+    assert sys.get_int_max_str_digits() > 0  # the limit is back on for reading input
+
+
+@pytest.mark.slow
+def test_a_log_with_more_histories_than_printable_digits_is_solved(tmp_path):
+    """3,000 exchanges of unseen cards give about 4,700 digits of histories: ``solve`` printed a
+    traceback (int to str limit) before; now one line in words, and --json keeps the exact count."""
+    example = json.loads((EXAMPLES / "crime-hotel-4p.json").read_text())
+    exchange = {"type": "exchange", "actor": "dee", "target": "cy", "k": 2}
+    example["events"] = example["events"] + [exchange] * 3000
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(example))
+    run = solve(str(path))
+    assert run.returncode == 0, run.stderr
+    assert re.match(r"about \d\.\d{3}e\+\d{4} consistent deals", run.stdout), run.stdout[:200]
+    run = solve(str(path), "--json")
+    assert run.returncode == 0, run.stderr
+    assert re.search(r'"worlds": \d{4301,}', run.stdout)

@@ -12,8 +12,10 @@ The session itself is :class:`deduce.apps.assist.session.GameAssistant`, with on
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -26,6 +28,7 @@ from deduce.games.clue.rules import ENVELOPE, ClueGame, ClueObservation
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
+    "count_text", "exact_digits",
     "cell_text",
     "Recommendation",
     "Recommender",
@@ -236,7 +239,8 @@ def heuristic_recommendation(
     if me is None or tally.total == 0:
         return None
     n = game.num_players
-    m = np.asarray(tally.cells, dtype=float) / float(tally.total)  # [card, loc]
+    # [card, loc]: int / int is exact even for counts past a float's range (float(total) is not)
+    m = np.array([[int(v) / int(tally.total) for v in row] for row in tally.cells], dtype=float)
     s_ids, w_ids, r_ids = (np.asarray(c) for c in game.categories)
     order = [(me + k) % n for k in range(1, n)]
     shape = (len(s_ids), len(w_ids), len(r_ids))
@@ -261,6 +265,40 @@ def heuristic_recommendation(
 
 
 # -- rendering --------------------------------------------------------------------------------
+#: counts with more digits than this are written in scientific form
+EXACT_DIGITS = 30
+
+
+def count_text(n: int) -> str:
+    """A count of worlds as a person reads it: every digit up to :data:`EXACT_DIGITS`, else
+    ``about 1.234e+5000`` (a log of 10,000 exchanges has more histories than Python will
+    print as digits by default, and nobody reads 5,000 of them)."""
+    if n < 10**EXACT_DIGITS:
+        return str(n)
+    e = int(n.bit_length() * 0.30102999566398120) - 1  # log10(2): within one of the exponent
+    while 10 ** (e + 1) <= n:
+        e += 1
+    lead = n // 10 ** (e - 3)  # the first four digits
+    return f"about {lead // 1000}.{lead % 1000:03d}e+{e}"
+
+
+@contextlib.contextmanager
+def exact_digits() -> Iterator[None]:
+    """Lift Python's limit on converting long integers to digits (4,300 by default, a guard
+    against parsing hostile input) while exact output is written: a count or a fraction we
+    computed ourselves is safe to print in full. Input is still read with the limit on."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:  # pragma: no cover - Python without the limit
+        yield
+        return
+    before = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
 def cell_text(count: int, total: int, fractions: bool = False) -> str:
     """One grid cell: YES when certain, - when impossible, else a percentage (or a fraction);
     ``!`` when nothing is consistent. Exact counts keep 'certain' and 'impossible' exact."""
