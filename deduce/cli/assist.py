@@ -299,6 +299,10 @@ def on_terminal(stdin: TextIO, stdout: TextIO) -> bool:
     return stdin is sys.stdin and _isatty(stdin) and _isatty(stdout)
 
 
+#: the longest typed line echoed in full on a transcript (longer ones are cut, with their length)
+ECHO_LINE_LIMIT = 400
+
+
 def read_line(prompt: str, stdin: TextIO, stdout: TextIO, tty: bool) -> str | None:
     """One typed line (``None``: the input ended). On a terminal, ``input()`` gives line editing
     and completion; from any other stream the line read is echoed after the prompt, so the
@@ -308,8 +312,8 @@ def read_line(prompt: str, stdin: TextIO, stdout: TextIO, tty: bool) -> str | No
             return input(prompt)
         stdout.write(prompt)
         line = stdin.readline()
-        if line:
-            stdout.write(line if line.endswith("\n") else line + "\n")
+        if line:  # a pasted 40 KB line is echoed cut, as error lines cut what they quote
+            stdout.write(short(line.rstrip("\n"), ECHO_LINE_LIMIT) + "\n")
         return line or None
     except (EOFError, KeyboardInterrupt):
         return None

@@ -102,6 +102,16 @@ def test_a_clue_line_stands_for_log_events_and_is_worded_back():
     assert len(a.log()["events"]) == 5
 
 
+def test_a_pasted_huge_line_is_echoed_cut_but_read_whole():
+    """A 44 KB line piped in was echoed in full; the transcript now shows its start and length,
+    while the session still gets the whole line (and refuses it on its own terms)."""
+    out = io.StringIO()
+    line = "a" * 44_000
+    assert read_line("> ", io.StringIO(line + "\n"), out, tty=False) == line + "\n"
+    echoed = out.getvalue()
+    assert len(echoed) < 500 and echoed.startswith("> aaa") and "(44000 characters)" in echoed
+
+
 def test_read_line_echoes_a_stream_and_ends_with_none(monkeypatch):
     out = io.StringIO()
     source = io.StringIO("grid\nlast")
