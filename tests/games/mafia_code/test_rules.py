@@ -447,7 +447,8 @@ def _random_state(players: int, seed: int, steps: int) -> MafiaCodeState:
 
 def test_split_counts_a_4_player_state_the_plain_counter_refuses():
     """Benchmark corpus state 139 (game 1, step 11): ``exact`` refuses it after 20M transitions;
-    ``split`` branches and finds exactly the worlds cpsat enumerates, the truth among them."""
+    ``split`` counts it by joining the locations' possible hands (and, with the join off, by
+    branching), finding exactly the worlds cpsat enumerates, the truth among them."""
     import solvers
     from solvers.split import SplitSolver
 
@@ -456,7 +457,9 @@ def test_split_counts_a_4_player_state_the_plain_counter_refuses():
     split = solvers.get("split")
     assert isinstance(split, SplitSolver)
     tally = split.tallies(kb)
-    assert split.splits > 0 and tally.total == 1248
+    assert split.joins > 0 and tally.total == 1248
+    branching = SplitSolver(join=False)
+    assert branching.tallies(kb) == tally and branching.splits > 0 and branching.joins == 0
     assert tally == solvers.get("cpsat").tallies(kb)
     truth = s.world()
     assert all(tally.cells[c][truth[c]] > 0 for c in range(36))
