@@ -2,7 +2,7 @@
 second on a local multi-node Ray cluster, each ratio printed with the machine's load beside it.
 
 ``python -m benchmarks.backends`` plays, on the serial and the processes backend, (a) 60 Clue
-games of ``racer`` against ``deductive`` and ``notebook`` and (b) a small ``ismcts`` table, checks
+games of ``racer`` against ``deductive`` and ``notebook`` and (b) a 60-game ``ismcts`` table, checks
 both backends give the same table, and prints wall seconds, the processes/serial speed-up and the
 1-minute load average before and after each run (a ratio measured on a loaded machine says
 little: rerun it idle). ``--ray-nodes 1,2`` also starts ``ray.cluster_utils.Cluster`` with that
@@ -82,7 +82,7 @@ def _ray_scaling(nodes: list[int], games: int, seed: int) -> list[dict[str, Any]
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", type=int, default=60, help="racer games (default 60)")
-    p.add_argument("--ismcts-games", type=int, default=12, help="ismcts games (default 12)")
+    p.add_argument("--ismcts-games", type=int, default=60, help="ismcts games (default 60: 12 were too short to pay)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--ray-nodes", default="", help="comma-separated worker-node counts, e.g. 1,2")
