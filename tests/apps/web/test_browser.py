@@ -345,7 +345,7 @@ def test_alibi_adlung(live_server: Any, tmp_path: Path, page: Any) -> None:
     page.locator("#event-form fieldset[data-slot='SUSPECT'] input").fill("s5")
     add(page)
     ex(events(page)).to_have_count(3)
-    ex(events(page).nth(2)).to_contain_text("Bob covered s5")
+    ex(events(page).nth(2)).to_contain_text("Bob gave s5 an alibi")
     page.reload()
     ex(events(page)).to_have_count(3)
     assert len(json.loads(table.path.read_text())["events"]) == 3
