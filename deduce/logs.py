@@ -153,29 +153,48 @@ def view_knowledge(game: Game, obs: Observation) -> KnowledgeBase:
     Nothing is checked: a contradictory log still gives its (unsatisfiable) knowledge base."""
     start = len(obs.events) - len(_covered(game, obs))
     if not game_info(game.name).incremental:  # knowledge from the whole history, built in one go
-        kb = game.knowledge(obs, check=False)
-        if any(s and s.startswith("event ") for s in kb.sources) or not obs.events:
-            return _renumbered(kb, start)
-        return _attributed(game, obs, kb)
+        return _sourced(game, obs, game.knowledge(obs, check=False))
     kb = game.knowledge(_without_events(obs), check=False)
     for i, event in enumerate(obs.events[start:], start):
         kb.extend(game.event_constraints(kb, event), source=f"event {i}", check=False)
     return kb
 
 
+def _sourced(game: Game, obs: Observation, kb: KnowledgeBase) -> KnowledgeBase:
+    """``kb``, built whole from ``obs``, with each constraint's source its log event."""
+    if any(s and s.startswith("event ") for s in kb.sources) or not obs.events:
+        return _renumbered(kb, len(obs.events) - len(_covered(game, obs)))
+    return _attributed(game, obs, kb)
+
+
 def _checked_prefixes(game: Game, obs: Observation, raw_events: list, check: Any) -> KnowledgeBase:
     """``load_log`` for games that build their knowledge base whole (cards moving between
-    epochs): the first event whose prefix of the log has no consistent world is the culprit,
-    found by bisection (a prefix with no world stays without one as events are added), so a
-    long log costs a few checks, not one per event."""
-    kb = view_knowledge(game, obs)
+    epochs): the first event whose prefix of the log has no consistent world is the culprit
+    (a prefix with no world stays without one as events are added), found by galloping from
+    the start (prefixes 1, 2, 4, 8 ... events past the last that fit) and then bisection, so a
+    long log costs a few checks, not one per event, and an early culprit in a long log costs
+    checks of short prefixes only (bisection from the middle built half the log every time:
+    14 s for a bad event 16 of 10,016)."""
+    kb = game.knowledge(obs, check=False)
     if not check or check.consistent(kb):
-        return kb
+        return _sourced(game, obs, kb)  # sources are worked out only for a log that is kept
     start = len(obs.events) - len(_covered(game, obs))
     lo, hi = start - 1, len(obs.events) - 1  # prefix lo + 1 events long fits (or is empty); hi's does not
+
+    def fits(last: int) -> bool:
+        return bool(check.consistent(game.knowledge(dataclasses.replace(obs, events=obs.events[: last + 1]),
+                                                    check=False)))
+
+    step = 1
+    while lo + step < hi:
+        if not fits(lo + step):
+            hi = lo + step
+            break
+        lo += step
+        step *= 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if check.consistent(game.knowledge(dataclasses.replace(obs, events=obs.events[: mid + 1]), check=False)):
+        if fits(mid):
             lo = mid
         else:
             hi = mid

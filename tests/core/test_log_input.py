@@ -186,3 +186,27 @@ def test_a_log_with_more_histories_than_printable_digits_is_solved(tmp_path):
     run = solve(str(path), "--json")
     assert run.returncode == 0, run.stderr
     assert re.search(r'"worlds": \d{4301,}', run.stdout)
+
+
+def test_an_early_bad_event_of_a_long_log_is_found_from_short_prefixes(monkeypatch):
+    """Games whose knowledge is built whole look for the first event with no consistent world;
+    galloping from the start finds event 16 of a 1,016-event log by checking prefixes of at most
+    32 events past it (bisection from the middle built half the log at every step)."""
+    import solvers
+    from deduce.errors import LogError
+    from deduce.games.crime_hotel.rules import CrimeHotelGame
+
+    example = json.loads((EXAMPLES / "crime-hotel-4p.json").read_text())
+    bad = example["events"][8]  # ann gives 303 again: she no longer holds it
+    example["events"] = example["events"] + [bad] * 1000
+    sizes: list[int] = []
+    real = CrimeHotelGame.knowledge
+
+    def measured(self, obs, *args, **kwargs):
+        sizes.append(len(obs.events))
+        return real(self, obs, *args, **kwargs)
+
+    monkeypatch.setattr(CrimeHotelGame, "knowledge", measured)
+    with pytest.raises(LogError, match=r"^event 16 .* contradicts event"):
+        load_log(example, check=solvers.get("auto"))
+    assert sizes[0] == 1016 and max(sizes[1:]) <= 16 + 32, sizes
