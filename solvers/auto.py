@@ -9,7 +9,7 @@ from deduce.knowledge import KnowledgeBase
 from solvers.base import Solver, Tally
 from solvers.registry import get
 
-__all__ = ["AutoSolver"]
+__all__ = ["AutoSolver", "chain_too_wide"]
 
 #: game-specific exact enumerators first (they refuse every other knowledge base), then the
 #: static counter, the static counter by branches (where the first one found the DP too large:
@@ -33,14 +33,14 @@ def _too_wide(kb: KnowledgeBase) -> bool:
     return q is not None and _min_bits(q) > _MAX_BITS
 
 
-#: above this many opening states (an upper bound, :func:`_chain_too_wide`) the ``chain``
+#: above this many opening states (an upper bound, :func:`chain_too_wide`) the ``chain``
 #: counter goes after the time-indexed checkers. Measured: Crime Hotel views stay below 1e8 (chain
 #: counts them in seconds); Mayfair Alibi views with no history question (so chain accepts them)
 #: start above 1e14, and chain ran for 15 minutes on one without an answer.
 _CHAIN_MAX_OPENINGS = 10**10
 
 
-def _chain_too_wide(kb: KnowledgeBase) -> bool:
+def chain_too_wide(kb: KnowledgeBase) -> bool:
     """Whether ``chain``'s epoch-0 states may number more than :data:`_CHAIN_MAX_OPENINGS`:
     per pool of interchangeable cards, the spreads over the locations that the epoch-0 counts
     covering the whole pool allow, multiplied (an upper bound: counts across pools are left
@@ -89,7 +89,7 @@ class AutoSolver(Solver):
             split = found.pop(names.index("split"))
             found.insert(names.index("exact"), split)
         names = [b.name for b in found]
-        if "chain" in names and names[-1] != "chain" and _chain_too_wide(kb):
+        if "chain" in names and names[-1] != "chain" and chain_too_wide(kb):
             found.append(found.pop(names.index("chain")))
         return found
 

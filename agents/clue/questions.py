@@ -399,23 +399,17 @@ def score_questions(
     classes placed, then one table look-up per question); where that does not apply (numba
     missing, a constraint across locations, a lattice too big) it is
     :func:`score_questions_by_blocks`. Same numbers either way (to float rounding)."""
-    if measure not in MEASURES:
-        raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
-    p = problem_from_kb(kb) if isinstance(kb, KnowledgeBase) else kb
-    qs = [tuple(q) for q in questions]
-    sig = card_classes(p, preferred)
-    if sig is None:
-        return {q: 0.0 for q in qs}
-    q_simple = simplify(p)
-    assert q_simple is not None
-    pref = {z: set(cs) for z, cs in (preferred or {}).items()}
-    reps = _class_representatives(qs, sig)
+    prep = _prepare(kb, questions, preferred, measure)
+    if prep.sig is None:
+        return {q: 0.0 for q in prep.qs}
+    reps = prep.reps
     keys = [key for key in reps if any(s[0] == "free" for s in key)]  # the rest: answers known
     done: dict[tuple, float] = {key: 0.0 for key in reps}
     if keys:
-        found = question_matrices(q_simple, loc, [reps[k] for k in keys], list(responders), pref, dict(enumerate(sig)))
+        found = question_matrices(prep.simple, loc, [reps[k] for k in keys], list(responders), prep.pref,
+                                  dict(enumerate(prep.sig)))
         if found is None:
-            return score_questions_by_blocks(p, loc, qs, responders, preferred, limit, leak_weight, measure)
+            return _score_by_blocks(prep, loc, responders, limit, leak_weight, measure)
         mats, lgm = found
         nresp, width = len(responders), len(next(iter(reps.values())))
         public = None
@@ -423,7 +417,7 @@ def score_questions(
             rows = mats[:, :-1].reshape(len(keys), nresp, width, -1).sum(axis=2)
             public = np.concatenate([rows, mats[:, -1:]], axis=1)
         done.update(zip(keys, _batched_gain(mats, public, lgm, leak_weight, measure).tolist(), strict=True))
-    return {q: done[tuple(sig[k] for k in q)] for q in qs}
+    return prep.scores(done)
 
 
 def score_questions_by_blocks(
@@ -452,17 +446,50 @@ def score_questions_by_blocks(
     slot) and serves every class of questions inside the block, and the gains of all those
     questions come from one vectorised pass over the pass's final states. Same numbers as
     :func:`score_questions_per_class` (to float rounding)."""
+    prep = _prepare(kb, questions, preferred, measure)
+    if prep.sig is None:
+        return {q: 0.0 for q in prep.qs}
+    return _score_by_blocks(prep, loc, responders, limit, leak_weight, measure)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What both scorers start from: the questions, each card's class (``None``: nothing to
+    learn), the simplified problem, the preferred cards and one question per class."""
+
+    qs: list[tuple[int, ...]]
+    sig: list[tuple] | None
+    simple: Problem | None
+    pref: dict[int, set[int]]
+    reps: dict[tuple, tuple[int, ...]]
+
+    def scores(self, done: Mapping[tuple, float]) -> dict[tuple[int, ...], float]:
+        """Every question's score from its class's."""
+        assert self.sig is not None
+        return {q: done[tuple(self.sig[k] for k in q)] for q in self.qs}
+
+
+def _prepare(kb: KnowledgeBase | Problem, questions: Iterable[Sequence[int]],
+             preferred: Mapping[int, Iterable[int]] | None, measure: str) -> _Prepared:
     if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
     p = problem_from_kb(kb) if isinstance(kb, KnowledgeBase) else kb
     qs = [tuple(q) for q in questions]
     sig = card_classes(p, preferred)
     if sig is None:
-        return {q: 0.0 for q in qs}
-    q_simple = simplify(p)
-    assert q_simple is not None
+        return _Prepared(qs, None, None, {}, {})
+    simple = simplify(p)
+    assert simple is not None
     pref = {z: set(cs) for z, cs in (preferred or {}).items()}
-    reps = _class_representatives(qs, sig)
+    return _Prepared(qs, sig, simple, pref, _class_representatives(qs, sig))
+
+
+def _score_by_blocks(prep: _Prepared, loc: int, responders: Sequence[int], limit: int, leak_weight: float,
+                     measure: str) -> dict[tuple[int, ...], float]:
+    """:func:`score_questions_by_blocks` from prepared questions (also the lattice's fallback,
+    which has prepared them already)."""
+    q_simple, pref, reps = prep.simple, prep.pref, prep.reps
+    assert q_simple is not None
     free_of = {key: tuple(k for k, s in zip(rep, key, strict=True) if s[0] == "free") for key, rep in reps.items()}
     done: dict[tuple, float] = {key: 0.0 for key, free in free_of.items() if not free}  # answers known
     todo = [key for key in reps if key not in done]
@@ -492,7 +519,7 @@ def score_questions_by_blocks(
         else:
             for k in keys:
                 done[k] = _gain_from_plan(t, q_simple, loc, reps[k], responders, pref, leak_weight, measure)
-    return {q: done[tuple(sig[k] for k in q)] for q in qs}
+    return prep.scores(done)
 
 
 def _class_representatives(qs: Sequence[tuple[int, ...]], sig: Sequence[tuple]) -> dict[tuple, tuple[int, ...]]:

@@ -44,6 +44,7 @@ from deduce.games.base import Action, Game
 from deduce.games.registry import game_class, make
 from deduce.knowledge import propagate
 from deduce.play import GameRun, ScriptedPlayer, Step
+from solvers.auto import chain_too_wide
 from solvers.budget import metered
 
 __all__ = ["audit", "AuditReport", "AuditFailure", "AgentEntry", "Agreement", "CHECKS", "DEFAULT_SOLVERS", "FAMILY", "AGREEMENT_BUDGET"]
@@ -210,17 +211,11 @@ def _refusal(kb: Any, backend: Any, bound: float, brute_bound: float) -> str | N
         return f"more than {_BRUTE_MAX_WORLDS:,} assignments"
     if backend.name == "csp" and bound > _CSP_MAX_WORLDS:
         return f"more than {_CSP_MAX_WORLDS:,} assignments"
-    if backend.name == "chain" and (kb.epochs == 1 or _chain_too_wide(kb)):
+    if backend.name == "chain" and (kb.epochs == 1 or chain_too_wide(kb)):
         # chain charges its steps coarsely: a static base (the class DP's ground) or one with
         # too many opening states would take a minute to spend its budget
         return "static" if kb.epochs == 1 else "too many opening states"
     return None
-
-
-def _chain_too_wide(kb: Any) -> bool:
-    from solvers.auto import _chain_too_wide as too_wide
-
-    return bool(too_wide(kb))
 
 
 def _answer(kb: Any, backend: Any, bound: float) -> tuple[np.ndarray, int | None]:

@@ -9,7 +9,7 @@ import pytest
 import solvers
 from deduce.games.alibi.rules import Asked, Family, Melded
 from deduce.logs import export_log, read_log, view_knowledge
-from solvers.auto import _chain_too_wide
+from solvers.auto import chain_too_wide
 from tests.apps.assist.test_session import played
 
 
@@ -29,7 +29,7 @@ def test_chain_goes_last_on_a_melded_alibi_view():
     kb = alibi_view_without_history_questions(3, 40)
     auto = solvers.get("auto")
     assert solvers.get("chain").supports(kb) and kb.epochs > 2
-    assert _chain_too_wide(kb)
+    assert chain_too_wide(kb)
     assert [b.name for b in auto._pick(kb)] == ["epoch", "cpsat", "brute", "chain"]
     cpsat = solvers.get("cpsat")
     assert auto.consistent(kb) is True
@@ -42,7 +42,7 @@ def test_chain_stays_first_where_it_counts():
     game, state = played("crime-hotel", 2, 60, num_players=4)
     kb = game.knowledge(state.observation(0))
     auto = solvers.get("auto")
-    assert not _chain_too_wide(kb) and auto._pick(kb)[0].name == "chain"
+    assert not chain_too_wide(kb) and auto._pick(kb)[0].name == "chain"
     ours, chain = auto.tallies(kb), solvers.get("chain").tallies(kb)
     assert (ours.total, ours.cells) == (chain.total, chain.cells) and kb.epochs > 2 and ours.total > 1
 

@@ -20,7 +20,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from deduce.apps.tournament.backends import BackendName, WarmPool, default_workers, resolve_backend, run_games
+from deduce.apps.tournament.backends import (
+    BackendName,
+    WarmPool,
+    default_workers,
+    resolve_backend,
+    run_games,
+)
 from deduce.apps.tournament.results import TournamentResults
 from deduce.apps.tournament.schedule import AgentSpec, Arrangement, GameSpec, Schedule, labelled
 from deduce.apps.tournament.store import (
