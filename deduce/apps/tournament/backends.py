@@ -510,17 +510,13 @@ def _ray(setup: Setup, specs: Sequence[GameSpec], workers: int, address: str | N
     local one started here. A task lost with its node is retried elsewhere by Ray; a chunk that
     still fails is replayed game by game, and a game that kills its worker is replayed in a local
     process, where the seat that killed it is found and forfeits."""
-    address = ray_address(address)
     try:
         import ray
         from ray.exceptions import RayError, RayTaskError
     except ImportError:
         raise DeduceError("the ray backend needs Ray: pip install 'deduce[ray]'") from None
-    started = not ray.is_initialized()
-    if started:
-        _connect(ray, address, workers, timeout)
     placements.clear()
-    try:
+    with ray_session(address, workers, timeout):  # connects unless a connection exists
         nodes = _check_nodes(ray, timeout)
         slots = max(1, int(sum(nodes.values())) or workers)
         remote = ray.remote(num_cpus=1, max_retries=3)(_ray_chunk)
@@ -558,6 +554,3 @@ def _ray(setup: Setup, specs: Sequence[GameSpec], workers: int, address: str | N
             counts = Counter(placements.values())
             shares = ", ".join(f"{node[:12]} {n}" for node, n in counts.most_common())
             print(f"deduce: ray: games per node: {shares}", file=sys.stderr)
-    finally:
-        if started:
-            ray.shutdown()
