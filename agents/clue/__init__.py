@@ -5,7 +5,8 @@ on the board, movement policies around them (``*-board``, ``deductive-target``, 
 
 Opponents of other styles (``styles``): ``aggressive-accuser``, ``own-evidence``,
 ``own-card-prober``, ``memory-notebook``; ``racer-watch`` times racer's gambles on each
-opponent's own view (``opponent_model``).
+opponent's own view (``opponent_model``); ``racer-threat`` lowers racer's gamble floor as the
+closest opponent nears a right accusation (``threat_racer``).
 
 Modules: ``deduction`` (notebook to racer), ``styles`` (the other styles), ``questions`` (exact scoring of suggestions),
 ``lookahead``, ``ismcts``, ``board``.
@@ -25,6 +26,7 @@ AGENTS: dict[str, str] = {
     "memory-notebook": "agents.clue.styles:MemoryNotebookAgent",
     "racer-watch": "agents.clue.opponent_model:RaceWatchAgent",
     "racer-lap": "agents.clue.race_timing:LapRacerAgent",
+    "racer-threat": "agents.clue.threat_racer:ThreatRacerAgent",
     "notebook-board": "agents.clue.board:NotebookBoardAgent",
     "deductive-board": "agents.clue.board:DeductiveBoardAgent",
     "deductive-target": "agents.clue.board:DeductiveTargetAgent",
