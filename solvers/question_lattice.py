@@ -30,7 +30,7 @@ import numpy as np
 
 from solvers.exact_dp import Problem
 
-__all__ = ["AVAILABLE", "MAX_STATES", "Lattice", "build", "question_matrices"]
+__all__ = ["AVAILABLE", "MAX_STATES", "Lattice", "build", "matrix_gains", "question_matrices"]
 
 #: largest lattice (product over classes of class size + 1) the dense arrays may take.
 MAX_STATES = 1 << 19
@@ -50,16 +50,22 @@ class Lattice:
     """A compiled problem: classes, their sizes and slots, and every location's valid profiles.
 
     Profiles are stored sparse (CSR over ``(class, count)`` pairs) with their lattice index
-    ``sum(count * radix[class])``."""
+    ``sum(count * radix[class])`` and their packed code ``sum(count << shift[class])``: one bit
+    field per class with a guard bit on top, so whether two multisets fit together (no class
+    over its size) or one holds another is one add and one mask, not a loop over classes."""
 
     cards: list[tuple[int, ...]]  # free cards per class
     size: np.ndarray  # cards per class
     radix: np.ndarray
     states: int
+    shift: np.ndarray  # first bit of each class's field in the packed code
+    fmask: np.ndarray  # each class's field below its guard bit (shifted down)
+    guard: int  # the guard bit of every field
+    bias: int  # per field 2**(width - 1) - 1 - size: a sum over the size reaches the guard bit
     slot: np.ndarray  # question slot of each class, -1 when never named
     kidx: np.ndarray  # index of the class among its slot's classes
     slot_classes: list[list[int]]
-    profiles: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]  # loc -> (index, ptr, cls, cnt)
+    profiles: dict[int, tuple[np.ndarray, ...]]  # loc -> (index, code, fields used, ptr, cls, cnt)
     targets: np.ndarray  # dense class counts of each valid target profile (rows)
     class_of: dict[int, int]
 
@@ -78,12 +84,22 @@ def build(q: Problem, loc: int, slot_of: Mapping[int, int], key_of: Mapping[int,
     class_of = {k: c for c, cs in enumerate(cards) for k in cs}
     size = np.array([len(cs) for cs in cards], dtype=np.int64)
     radix = np.ones(len(cards), dtype=np.int64)
-    states = 1
+    shift = np.zeros(len(cards), dtype=np.int64)
+    fmask = np.zeros(len(cards), dtype=np.int64)
+    states, bits, guard, bias = 1, 0, 0, 0
     for c, m in enumerate(size.tolist()):
         radix[c] = states
         states *= m + 1
         if states > MAX_STATES:
             return None
+        width = m.bit_length() + 1
+        shift[c] = bits
+        fmask[c] = (1 << (width - 1)) - 1
+        guard |= 1 << (bits + width - 1)
+        bias |= ((1 << (width - 1)) - 1 - m) << bits
+        bits += width
+    if bits > 62:
+        return None  # pragma: no cover - MAX_STATES keeps the fields within 40 bits
     slot = np.array([slot_of.get(cs[0], -1) for cs in cards], dtype=np.int64)
     slot_classes: list[list[int]] = [[] for _ in range(slots)]
     kidx = np.full(len(cards), -1, dtype=np.int64)
@@ -92,29 +108,27 @@ def build(q: Problem, loc: int, slot_of: Mapping[int, int], key_of: Mapping[int,
             kidx[c] = len(slot_classes[j])
             slot_classes[j].append(c)
     profiles = {}
+    dense_of = {}
     for z in range(q.num_locations):
-        found = _profiles(q, z, cards, class_of, size.tolist())
-        if found is None:
+        dense = _profiles(q, z, cards, class_of, size.tolist())
+        if dense is None:
             return None
-        idx = np.array([sum(n * int(radix[c]) for c, n in t) for t in found], dtype=np.int64)
-        ptr = np.zeros(len(found) + 1, dtype=np.int64)
-        ptr[1:] = np.cumsum([len(t) for t in found])
-        cls = np.array([c for t in found for c, _ in t], dtype=np.int64)
-        cnt = np.array([n for t in found for _, n in t], dtype=np.int64)
-        profiles[z] = (idx, ptr, cls, cnt)
-    idx, ptr, cls, cnt = profiles[loc]
-    targets = np.zeros((len(idx), len(cards)), dtype=np.int64)
-    for e in range(len(idx)):
-        targets[e, cls[ptr[e] : ptr[e + 1]]] = cnt[ptr[e] : ptr[e + 1]]
-    return Lattice(cards, size, radix, states, slot, kidx, slot_classes, profiles, targets, class_of)
+        rows, cols = np.nonzero(dense)
+        ptr = np.zeros(len(dense) + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum(np.bincount(rows, minlength=len(dense)))
+        profiles[z] = (dense @ radix, dense @ (np.int64(1) << shift), (dense > 0) @ (fmask << shift), ptr,
+                       cols.astype(np.int64), dense[rows, cols])
+        dense_of[z] = dense
+    return Lattice(cards, size, radix, states, shift, fmask, guard, bias, slot, kidx, slot_classes, profiles, dense_of[loc], class_of)
 
 
 def _profiles(
     q: Problem, z: int, cards: Sequence[tuple[int, ...]], class_of: Mapping[int, int], size: Sequence[int]
-) -> list[list[tuple[int, int]]] | None:
-    """Every class-count profile location ``z`` may receive (``None`` past MAX_PROFILES): counts
-    within bounds, every clause met, no not-all complete. Constraints hold whole classes.
-    Built class by class as rows of counts, dropping rows over an upper bound as they appear."""
+) -> np.ndarray | None:
+    """Every class-count profile location ``z`` may receive, as rows of counts per class
+    (``None`` past MAX_PROFILES): counts within bounds, every clause met, no not-all complete.
+    Constraints hold whole classes. Built class by class, dropping rows over an upper bound as
+    they appear."""
     bit = 1 << z
     allowed = [c for c, cs in enumerate(cards) if q.dom[cs[0]] & bit]
     counts = [({class_of[k] for k in ks}, lo, hi) for ks, zz, lo, hi in q.counts if zz == z]
@@ -154,7 +168,9 @@ def _profiles(
     rows = rows[ok]
     if len(rows) > MAX_PROFILES:
         return None
-    return [[(allowed[i], int(n)) for i, n in enumerate(r) if n] for r in rows.tolist()]
+    dense = np.zeros((len(rows), len(cards)), dtype=np.int64)
+    dense[:, allowed] = rows
+    return dense
 
 
 def _binomials(n: int) -> np.ndarray:
@@ -168,69 +184,68 @@ def _binomials(n: int) -> np.ndarray:
 if AVAILABLE:  # pragma: no branch
 
     @njit(cache=True, nogil=True)
-    def _push(src, nz, tidx, tptr, tcls, tcnt, size, binom):  # type: ignore[no-untyped-def]
-        """dst[u + t] += src[u] * prod_c C(u_c + t_c, t_c): ways to give a specific set of profile
-        u + t to one more location (choosing which of its cards that location takes); also the
-        states reached, sorted."""
-        dst = np.zeros_like(src)
-        touched = np.empty(src.shape[0], np.int64)
-        nt = 0
-        nc = size.shape[0]
-        dig = np.empty(nc, np.int64)
-        for ii in range(nz.shape[0]):
-            u = nz[ii]
-            f = src[u]
-            x = u
-            for c in range(nc):
-                dig[c] = x % (size[c] + 1)
-                x //= size[c] + 1
-            for t in range(tidx.shape[0]):
-                w = 1.0
-                ok = True
-                for p in range(tptr[t], tptr[t + 1]):
-                    c = tcls[p]
-                    nd = dig[c] + tcnt[p]
-                    if nd > size[c]:
-                        ok = False
-                        break
-                    w *= binom[nd, tcnt[p]]
-                if ok:
-                    y = u + tidx[t]
-                    if dst[y] == 0.0:
-                        touched[nt] = y
-                        nt += 1
-                    dst[y] += f * w
-        return dst, np.sort(touched[:nt])
+    def _digits(x, size, dig):  # type: ignore[no-untyped-def]
+        """``dig[c]`` = class c's count in the multiset of lattice index ``x`` (mixed radix)."""
+        for c in range(size.shape[0]):
+            dig[c] = x % (size[c] + 1)
+            x //= size[c] + 1
 
     @njit(cache=True, nogil=True)
-    def _completable(src, nz, pback, xidx, xptr, xcls, xcnt, top, size):  # type: ignore[no-untyped-def]
-        """The states of ``nz`` that some target profile and later placement complete (the
-        others carry no world: dropping them changes no count)."""
-        nc = size.shape[0]
-        dig = np.empty(nc, np.int64)
+    def _push(src, nz, ncode, tidx, tcode, tsupp, tptr, tcls, tcnt, size, shift, fmask, guard, bias, binom):  # type: ignore[no-untyped-def]
+        """dst[u + t] += src[u] * prod_c C(u_c + t_c, t_c): ways to give a specific set of profile
+        u + t to one more location (choosing which of its cards that location takes); also the
+        states reached, sorted, and their packed codes. A pair that overflows a class is
+        dropped by its packed codes (one add and mask); the binomials are taken only where u
+        and t share a class."""
+        dst = np.zeros_like(src)
+        touched = np.empty(src.shape[0], np.int64)
+        tcodes = np.empty(src.shape[0], np.int64)
+        nt = 0
+        for ii in range(nz.shape[0]):
+            u = nz[ii]
+            uc = ncode[ii]
+            ub = uc + bias
+            f = src[u]
+            for t in range(tidx.shape[0]):
+                if (ub + tcode[t]) & guard:
+                    continue
+                w = 1.0
+                if uc & tsupp[t]:
+                    for p in range(tptr[t], tptr[t + 1]):
+                        c = tcls[p]
+                        d = (uc >> shift[c]) & fmask[c]
+                        if d:
+                            w *= binom[d + tcnt[p], tcnt[p]]
+                y = u + tidx[t]
+                if dst[y] == 0.0:
+                    touched[nt] = y
+                    tcodes[nt] = uc + tcode[t]
+                    nt += 1
+                dst[y] += f * w
+        order = np.argsort(touched[:nt])
+        return dst, touched[:nt][order], tcodes[:nt][order]
+
+    @njit(cache=True, nogil=True)
+    def _completable(nz, ncode, pback, xidx, xcode, xsupp, xptr, xcls, xcnt, top, guard, bias):  # type: ignore[no-untyped-def]
+        """The positions in ``nz`` of the states that some target profile and later placement
+        complete (the others carry no world: dropping them changes no count)."""
         keep = np.empty(nz.shape[0], np.int64)
         nk = 0
         for ii in range(nz.shape[0]):
             u = nz[ii]
-            x = u
-            for c in range(nc):
-                dig[c] = x % (size[c] + 1)
-                x //= size[c] + 1
+            ub = ncode[ii] + bias
             for e in range(xidx.shape[0]):
-                ok = True
-                for p in range(xptr[e], xptr[e + 1]):
-                    if dig[xcls[p]] + xcnt[p] > size[xcls[p]]:
-                        ok = False
-                        break
-                if ok and pback[top - u - xidx[e]] != 0.0:
-                    keep[nk] = u
+                if (ub + xcode[e]) & guard:
+                    continue
+                if pback[top - u - xidx[e]] != 0.0:
+                    keep[nk] = ii
                     nk += 1
                     break
         return keep[:nk]
 
     @njit(cache=True, nogil=True)
-    def _layer(fprev, vnz, tidx, tptr, tcls, tcnt, pnext, xd, xidx, xptr, xcls, xcnt, top, size, binom,  # type: ignore[no-untyped-def]
-               slot, kidx, nk, sptr, scls, astride, ostride, with_empty, exact, out, inner):
+    def _layer(fprev, vnz, vcodes, tidx, tcode, tsupp, tptr, tcls, tcnt, pnext, xd, xidx, xcode, xsupp, xptr, xcls, xcnt,  # type: ignore[no-untyped-def]
+               top, size, guard, bias, binom, slot, kidx, nk, sptr, scls, astride, ostride, with_empty, exact, out, inner):
         """Adds one responder's answer weights to ``out[target profile, code]`` (see module doc):
         per placed multiset v (after this responder) and target profile, g = ways to pick V
         disjoint from the target times ways to complete; per hand profile t, the named classes
@@ -260,26 +275,24 @@ if AVAILABLE:  # pragma: no branch
         pval = np.empty(ncode)
         for ii in range(vnz.shape[0]):
             v = vnz[ii]
-            x = v
-            for c in range(nc):
-                vd[c] = x % (size[c] + 1)
-                x //= size[c] + 1
+            vc = vcodes[ii]
+            vb = vc + bias
+            vg = vc | guard
+            _digits(v, size, vd)
             g0 = 1.0
             for c in range(nc):
                 if vd[c]:
                     g0 *= binom[size[c], vd[c]]
             ne = 0
             for e in range(nx):
+                if (vb + xcode[e]) & guard:
+                    continue  # the target and V overflow a class
                 g = g0
-                for p in range(xptr[e], xptr[e + 1]):
-                    c = xcls[p]
-                    if vd[c] + xcnt[p] > size[c]:
-                        g = 0.0
-                        break
-                    if vd[c]:  # exact: the divisor is a factor of g
-                        g = g / binom[size[c], vd[c]] * binom[size[c] - xcnt[p], vd[c]]
-                if g == 0.0:
-                    continue
+                if vc & xsupp[e]:
+                    for p in range(xptr[e], xptr[e + 1]):
+                        c = xcls[p]
+                        if vd[c]:  # exact: the divisor is a factor of g
+                            g = g / binom[size[c], vd[c]] * binom[size[c] - xcnt[p], vd[c]]
                 pw = pnext[top - v - xidx[e]]
                 if pw == 0.0:
                     continue
@@ -291,29 +304,24 @@ if AVAILABLE:  # pragma: no branch
             # hand weights per pattern of named classes in the hand
             nh = 0
             for t in range(tidx.shape[0]):
-                ok = True
-                base = 1.0
-                for p in range(tptr[t], tptr[t + 1]):
-                    if tcnt[p] > vd[tcls[p]]:
-                        ok = False
-                        break
-                    base *= binom[vd[tcls[p]], tcnt[p]]
-                if not ok:
-                    continue
+                if ((vg - tcode[t]) & guard) != guard:
+                    continue  # the hand is not inside V
                 f = fprev[v - tidx[t]]
                 if f == 0.0:
                     continue
-                base *= f
+                base = 1.0
                 no[0] = 1
                 no[1] = 1
                 no[2] = 1
                 for p in range(tptr[t], tptr[t + 1]):
                     c = tcls[p]
+                    base *= binom[vd[c], tcnt[p]]
                     j = slot[c]
                     if j >= 0:
                         oc[j, no[j]] = 1 + kidx[c]
                         of[j, no[j]] = tcnt[p]
                         no[j] += 1
+                base *= f
                 for p0 in range(no[0]):
                     for p1 in range(no[1]):
                         for p2 in range(no[2]):
@@ -420,6 +428,77 @@ if AVAILABLE:  # pragma: no branch
             of[0, 0] = 1.0
             of[1, 0] = 1.0
             of[2, 0] = 1.0
+
+    @njit(cache=True, nogil=True)
+    def _uncertainty(w, lgm, measure):  # type: ignore[no-untyped-def]
+        """(mass, uncertainty) of one row of group weights with log2 multiplicities ``lgm``:
+        measure 0 Shannon entropy, 1 Hartley (log2 of the card sets left), 2 the chance that
+        the most likely card set is wrong; 0 without mass."""
+        mass = 0.0
+        for c in range(w.shape[0]):
+            mass += w[c]
+        if mass <= 0.0:
+            return 0.0, 0.0
+        h = 0.0
+        if measure == 0:
+            for c in range(w.shape[0]):
+                if w[c] > 0.0:
+                    pr = w[c] / mass
+                    h -= pr * (np.log2(pr) - lgm[c])
+        elif measure == 1:
+            top = -np.inf
+            for c in range(w.shape[0]):
+                if w[c] > 0.0 and lgm[c] > top:
+                    top = lgm[c]
+            spread = 0.0
+            for c in range(w.shape[0]):
+                if w[c] > 0.0:
+                    spread += np.exp2(lgm[c] - top)
+            h = top + np.log2(spread)
+        else:
+            best = 0.0
+            for c in range(w.shape[0]):
+                if w[c] > 0.0 and w[c] / np.exp2(lgm[c]) > best:
+                    best = w[c] / np.exp2(lgm[c])
+            h = 1.0 - best / mass
+        return mass, h
+
+    @njit(cache=True, nogil=True)
+    def _matrix_gains(mats, lgm, nresp, width, leak_weight, measure, out):  # type: ignore[no-untyped-def]
+        """``out[q]`` = expected information of question q from its answers-by-groups matrix,
+        minus ``leak_weight`` times what who refuted tells everyone (rows: responder position x
+        slot, then nobody). Zero weights are skipped, so padded columns cost a compare."""
+        nq, nans, ncol = mats.shape
+        prior = np.empty(ncol)
+        public = np.empty(ncol)
+        for qi in range(nq):
+            mat = mats[qi]
+            lg = lgm[qi]
+            prior[:] = 0.0
+            for a in range(nans):
+                for c in range(ncol):
+                    prior[c] += mat[a, c]
+            total, h0 = _uncertainty(prior, lg, measure)
+            if total <= 0.0:
+                out[qi] = 0.0
+                continue
+            after = 0.0
+            for a in range(nans):
+                m, h = _uncertainty(mat[a], lg, measure)
+                after += m / total * h
+            gain = max(h0 - after, 0.0)
+            if leak_weight != 0.0:
+                m, h = _uncertainty(mat[nans - 1], lg, measure)
+                seen = m / total * h
+                for r in range(nresp):
+                    public[:] = 0.0
+                    for j in range(width):
+                        for c in range(ncol):
+                            public[c] += mat[r * width + j, c]
+                    m, h = _uncertainty(public, lg, measure)
+                    seen += m / total * h
+                gain -= leak_weight * max(h0 - seen, 0.0)
+            out[qi] = gain
 
     @njit(cache=True, nogil=True)
     def _finish(table, inner, exact, room, nk, sptr, scls, ostride, ready):  # type: ignore[no-untyped-def]
@@ -619,22 +698,23 @@ def question_matrices(
     n = len(responders)
     e0 = np.zeros(lat.states)
     e0[0] = 1.0
-    start = (e0, np.zeros(1, dtype=np.int64))
+    start = (e0, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
     top = lat.states - 1
+    packing = (size, lat.shift, lat.fmask, lat.guard, lat.bias, binom)
     rest = start
     for z in range(q.num_locations):
         if z != loc and z not in responders:
-            rest = _push(*rest, *lat.profiles[z], size, binom)
+            rest = _push(*rest, *lat.profiles[z], *packing)
     backward = [rest] * (n + 1)
     for i in range(n - 1, -1, -1):
-        backward[i] = _push(*backward[i + 1], *lat.profiles[responders[i]], size, binom)
+        backward[i] = _push(*backward[i + 1], *lat.profiles[responders[i]], *packing)
     forward = [start]
     for i, r in enumerate(responders):
-        f, nz = _push(*forward[-1], *lat.profiles[r], size, binom)
-        live = _completable(f, nz, backward[i + 1][0], *lat.profiles[loc], top, size)
+        f, nz, codes = _push(*forward[-1], *lat.profiles[r], *packing)
+        live = _completable(nz, codes, backward[i + 1][0], *lat.profiles[loc], top, lat.guard, lat.bias)
         if len(live) < len(nz):
-            f[np.setdiff1d(nz, live, assume_unique=True)] = 0.0
-        forward.append((f, live))
+            f[np.delete(nz, live)] = 0.0
+        forward.append((f, nz[live], codes[live]))
     nk = np.array([len(sc) for sc in lat.slot_classes] + [0] * (3 - width), dtype=np.int64)
     astride = np.cumprod(np.r_[1, nk + 1]).astype(np.int64)
     ostride = np.cumprod(np.r_[1, 2 * nk + 1]).astype(np.int64)
@@ -667,8 +747,8 @@ def question_matrices(
     room = (size[None, :] - lat.targets).astype(float)  # [target, class]: its cards not in the target
     for i, r in enumerate(responders):
         inner[:] = 0.0
-        _layer(forward[i][0], forward[i + 1][1], *lat.profiles[r], backward[i + 1][0], lat.targets, *lat.profiles[loc], top,
-               size, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, tables[i], inner)
+        _layer(forward[i][0], *forward[i + 1][1:], *lat.profiles[r], backward[i + 1][0], lat.targets, *lat.profiles[loc], top,
+               size, lat.guard, lat.bias, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, tables[i], inner)
         _finish(tables[i], inner, exact, room, nk, sptr, scls, ostride, ready[i])
     tables = ready
     cols = _columns(qcls, lat.targets, size, binom, mu0)
@@ -677,3 +757,15 @@ def question_matrices(
     _assemble(tables, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n, mats, lgm)
     return mats, lgm
 
+
+
+def matrix_gains(mats: np.ndarray, lgm: np.ndarray, responders: int, leak_weight: float = 0.0,
+                 measure: str = "shannon") -> np.ndarray:
+    """Each question's score from :func:`question_matrices`' output (``measure``: "shannon",
+    "hartley" or "accuracy"; ``leak_weight`` w subtracts w times what who refuted tells
+    everyone), compiled: the matrices are mostly zeros and per-element array passes over them
+    cost more than the DP that fills them."""
+    out = np.zeros(mats.shape[0])
+    width = (mats.shape[1] - 1) // responders
+    _matrix_gains(mats, lgm, responders, width, float(leak_weight), ("shannon", "hartley", "accuracy").index(measure), out)
+    return out

@@ -27,7 +27,7 @@ import numpy as np
 
 from deduce.knowledge import KnowledgeBase
 from solvers.exact_dp import DEFAULT_LIMIT, Plan, Problem, problem_from_kb, simplify
-from solvers.question_lattice import question_matrices
+from solvers.question_lattice import matrix_gains, question_matrices
 
 __all__ = [
     "MEASURES",
@@ -411,12 +411,7 @@ def score_questions(
         if found is None:
             return _score_by_blocks(prep, loc, responders, limit, leak_weight, measure)
         mats, lgm = found
-        nresp, width = len(responders), len(next(iter(reps.values())))
-        public = None
-        if leak_weight:
-            rows = mats[:, :-1].reshape(len(keys), nresp, width, -1).sum(axis=2)
-            public = np.concatenate([rows, mats[:, -1:]], axis=1)
-        done.update(zip(keys, _batched_gain(mats, public, lgm, leak_weight, measure).tolist(), strict=True))
+        done.update(zip(keys, matrix_gains(mats, lgm, len(responders), leak_weight, measure).tolist(), strict=True))
     return prep.scores(done)
 
 
