@@ -740,7 +740,7 @@ def question_matrices(
     xidx = lat.profiles[loc][0]
     tables = np.zeros((n, len(xidx), int(ostride[-1])))
     inner = np.zeros((len(xidx), int(ostride[-1])))
-    mu0 = np.array([float(np.prod([comb(int(m), int(k)) for m, k in zip(size, row, strict=True)])) for row in lat.targets])
+    mu0 = binom[size[None, :], lat.targets].prod(axis=1)  # card sets per target profile (small integers: exact)
     total = float((mu0 * backward[0][0][top - xidx]).sum())
     exact = total * float(size.max()) ** width < 2.0**52
     ready = np.zeros((n, int(ostride[-1]), len(xidx)))  # [layer, code, target]

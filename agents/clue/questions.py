@@ -17,7 +17,7 @@ symmetry class per slot) have the same score and are counted once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations, product
@@ -155,8 +155,11 @@ def card_classes(p: Problem, preferred: Mapping[int, Iterable[int]] | None = Non
     simplified problem to itself (and the responders' preferences too). ``None`` when the
     problem is inconsistent."""
     q = simplify(p)
-    if q is None:
-        return None
+    return None if q is None else _signatures(q, preferred)
+
+
+def _signatures(q: Problem, preferred: Mapping[int, Iterable[int]] | None) -> list[tuple]:
+    """:func:`card_classes` of the simplified problem ``q``."""
     pref = {z: set(cs) for z, cs in (preferred or {}).items()}
     member: list[list[tuple]] = [[] for _ in range(q.num_cards)]
     for j, (cards, _, _, _) in enumerate(q.counts):
@@ -400,14 +403,14 @@ def score_questions(
     missing, a constraint across locations, a lattice too big) it is
     :func:`score_questions_by_blocks`. Same numbers either way (to float rounding)."""
     prep = _prepare(kb, questions, preferred, measure)
-    if prep.sig is None:
+    if prep.cls is None:
         return {q: 0.0 for q in prep.qs}
     reps = prep.reps
-    keys = [key for key in reps if any(s[0] == "free" for s in key)]  # the rest: answers known
+    keys = [key for key in reps if any(prep.free[c] for c in key)]  # the rest: answers known
     done: dict[tuple, float] = {key: 0.0 for key in reps}
     if keys:
         found = question_matrices(prep.simple, loc, [reps[k] for k in keys], list(responders), prep.pref,
-                                  dict(enumerate(prep.sig)))
+                                  dict(enumerate(prep.cls)))
         if found is None:
             return _score_by_blocks(prep, loc, responders, limit, leak_weight, measure)
         mats, lgm = found
@@ -442,26 +445,30 @@ def score_questions_by_blocks(
     questions come from one vectorised pass over the pass's final states. Same numbers as
     :func:`score_questions_per_class` (to float rounding)."""
     prep = _prepare(kb, questions, preferred, measure)
-    if prep.sig is None:
+    if prep.cls is None:
         return {q: 0.0 for q in prep.qs}
     return _score_by_blocks(prep, loc, responders, limit, leak_weight, measure)
 
 
 @dataclass(frozen=True)
 class _Prepared:
-    """What both scorers start from: the questions, each card's class (``None``: nothing to
-    learn), the simplified problem, the preferred cards and one question per class."""
+    """What both scorers start from: the questions, each card's class as a small number (its
+    :func:`card_classes` signature numbered: hashing the signatures themselves for every
+    question cost more than the DP; ``None``: nothing to learn), whether each class is free,
+    the simplified problem, the preferred cards and one question per class."""
 
     qs: list[tuple[int, ...]]
-    sig: list[tuple] | None
+    cls: list[int] | None
+    free: list[bool]
     simple: Problem | None
     pref: dict[int, set[int]]
     reps: dict[tuple, tuple[int, ...]]
 
     def scores(self, done: Mapping[tuple, float]) -> dict[tuple[int, ...], float]:
         """Every question's score from its class's."""
-        assert self.sig is not None
-        return {q: done[tuple(self.sig[k] for k in q)] for q in self.qs}
+        cls = self.cls
+        assert cls is not None
+        return {q: done[tuple([cls[k] for k in q])] for q in self.qs}
 
 
 def _prepare(kb: KnowledgeBase | Problem, questions: Iterable[Sequence[int]],
@@ -470,13 +477,14 @@ def _prepare(kb: KnowledgeBase | Problem, questions: Iterable[Sequence[int]],
         raise ValueError(f"unknown measure {measure!r}: one of {', '.join(MEASURES)}")
     p = problem_from_kb(kb) if isinstance(kb, KnowledgeBase) else kb
     qs = [tuple(q) for q in questions]
-    sig = card_classes(p, preferred)
-    if sig is None:
-        return _Prepared(qs, None, None, {}, {})
     simple = simplify(p)
-    assert simple is not None
+    if simple is None:
+        return _Prepared(qs, None, [], None, {}, {})
+    number: dict[tuple, int] = {}
+    cls = [number.setdefault(s, len(number)) for s in _signatures(simple, preferred)]
+    free = [s[0] == "free" for s in number]
     pref = {z: set(cs) for z, cs in (preferred or {}).items()}
-    return _Prepared(qs, sig, simple, pref, _class_representatives(qs, sig))
+    return _Prepared(qs, cls, free, simple, pref, _class_representatives(qs, cls))
 
 
 def _score_by_blocks(prep: _Prepared, loc: int, responders: Sequence[int], limit: int, leak_weight: float,
@@ -485,7 +493,7 @@ def _score_by_blocks(prep: _Prepared, loc: int, responders: Sequence[int], limit
     which has prepared them already)."""
     q_simple, pref, reps = prep.simple, prep.pref, prep.reps
     assert q_simple is not None
-    free_of = {key: tuple(k for k, s in zip(rep, key, strict=True) if s[0] == "free") for key, rep in reps.items()}
+    free_of = {key: tuple(k for k, c in zip(rep, key, strict=True) if prep.free[c]) for key, rep in reps.items()}
     done: dict[tuple, float] = {key: 0.0 for key, free in free_of.items() if not free}  # answers known
     todo = [key for key in reps if key not in done]
     tables: list[tuple[frozenset[int], _Table | Plan]] = []
@@ -517,20 +525,18 @@ def _score_by_blocks(prep: _Prepared, loc: int, responders: Sequence[int], limit
     return prep.scores(done)
 
 
-def _class_representatives(qs: Sequence[tuple[int, ...]], sig: Sequence[tuple]) -> dict[tuple, tuple[int, ...]]:
+def _class_representatives(qs: Sequence[tuple[int, ...]], sig: Sequence[Hashable]) -> dict[tuple, tuple[int, ...]]:
     """One question per slot-wise signature: per slot, the first card with each signature (so
     questions sharing a slot's class share its card, and a pass tracking it serves them all)."""
-    canon: list[dict[tuple, int]] = []
-    for slot in range(max((len(q) for q in qs), default=0)):
-        seen: dict[tuple, int] = {}
-        for q in qs:
-            if slot < len(q):
-                seen.setdefault(sig[q[slot]], q[slot])
-        canon.append(seen)
+    canon: list[dict[Hashable, int]] = [{} for _ in range(max((len(q) for q in qs), default=0))]
+    for q in qs:
+        for slot, k in enumerate(q):
+            canon[slot].setdefault(sig[k], k)
     reps: dict[tuple, tuple[int, ...]] = {}
     for q in qs:
-        key = tuple(sig[k] for k in q)
-        reps.setdefault(key, tuple(canon[i][s] for i, s in enumerate(key)))
+        key = tuple([sig[k] for k in q])
+        if key not in reps:
+            reps[key] = tuple([canon[i][s] for i, s in enumerate(key)])
     return reps
 
 
