@@ -418,7 +418,7 @@ def saved_log(game: str, rng: random.Random) -> tuple[str, bytes | None]:
         first, second = rng.sample(players, 2)
         return kind, _dump(_renamed(log, second, rng.choice(_COLLIDE)(first)), rng)
     if kind == "unicode names":
-        for old, new in zip(players, rng.sample(_UNICODE_NAMES, len(players))):
+        for old, new in zip(players, rng.sample(_UNICODE_NAMES, len(players)), strict=True):
             log = _renamed(log, old, new)
         return kind, _dump(log, rng)
     if kind == "no final newline":
@@ -732,7 +732,7 @@ def zoo_campaign(cases: list[ZooCase], move_limit: float | None, timeout: float,
         env = _zoo_env(folder)
         with ThreadPoolExecutor(jobs) as pool:
             results = pool.map(lambda c: run_zoo_case(c, folder, env, move_limit, timeout), cases)
-            for case, (outcome, secs, why) in zip(cases, results):
+            for case, (outcome, secs, why) in zip(cases, results, strict=True):
                 tally = tallies.setdefault(case.backend, Tally())
                 what = f"{case.game} {case.mode} at={case.at} seat={case.seat} seed={case.seed}"
                 tally.count({"forfeit": "answered", "unreached": "refused"}.get(outcome, outcome), why, what)
