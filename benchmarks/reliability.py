@@ -19,7 +19,8 @@ Six parts, each off with a count of 0, every random choice from ``--seed``:
 * **save**: ``--kills`` SIGKILLs of a process saving a log over and over with
   ``save_atomically``, at a random moment each; after each the file must read back as one of
   the versions written. Counted: kills, corrupt or missing files.
-* **resume**: ``--resumes`` hostile saved logs per game (damaged as in *solve*, past the event
+* **resume**: ``--resumes`` hostile saved logs per game (damaged as in *solve*, cut short,
+  a value nested 100 to 1,000,000 deep, past the event
   or byte limit, foreign keys, wrong types, names that collide, Unicode and surrogate names, no
   final newline, invalid UTF-8, another game's log, empty, a directory or a FIFO, a log locked
   by another session) resumed with ``deduce assist GAME --log FILE`` in this process, typing
@@ -365,7 +366,7 @@ def save_campaign(kills: int, rng: random.Random) -> Tally:
 # -- resume -----------------------------------------------------------------------------------
 #: what a saved log given to ``deduce assist GAME --log FILE`` may be
 RESUME_KINDS = (
-    "damaged", "past the event limit", "past the byte limit", "foreign keys", "wrong types", "colliding names",
+    "damaged", "truncated", "deeply nested", "past the event limit", "past the byte limit", "foreign keys", "wrong types", "colliding names",
     "unicode names", "no final newline", "invalid utf-8", "locked", "other game", "empty", "not a file",
 )
 #: names a player may be renamed to (all of them must work), and ways to spell another's name again
@@ -398,6 +399,15 @@ def saved_log(game: str, rng: random.Random) -> tuple[str, bytes | None]:
     players = list(log["players"])
     if kind == "damaged":  # the solve part's damage: cut short, huge integers, surrogates, nesting...
         return kind, damaged_log(log, rng).encode("utf-8", "surrogatepass")
+    if kind == "truncated":  # a save cut short (by a full disk, a copy stopped half-way)
+        text = _dump(log, rng)
+        return kind, text[: rng.randrange(len(text))]
+    if kind == "deeply nested":
+        depth = rng.choice([100, 1000, 100_000, 1_000_000])
+        target = rng.choice([log, rng.choice(log["events"])])
+        target[rng.choice(sorted(target))] = "NESTED"  # a valid document, nested in one value
+        nested = "[" * depth + "]" * depth if rng.random() < 0.5 else '{"a":' * depth + "0" + "}" * depth
+        return kind, _dump(log, rng).replace(b'"NESTED"', nested.encode(), 1)
     if kind == "past the event limit":
         from deduce.logs import MAX_EVENTS
 
