@@ -111,6 +111,8 @@ class Tally:
     #: what the slowest case was
     slowest_case: str = ""
     examples: list[str] = field(default_factory=list)
+    #: kind of case -> outcome -> count (the resume part's kinds of saved log)
+    kinds: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def timed(self, secs: float, what: str) -> None:
         if secs > self.slowest:
@@ -518,6 +520,8 @@ def resume_campaign(game: str, cases: int, rng: random.Random, hang: float, kind
             if kind == "locked" and outcome != "refused":
                 outcome, text = "crash", f"a locked log was not refused: {text[:100]}"
             tally.count(outcome, text, f"{kind} ({len(data or b''):,} bytes)", changed)
+            seen = tally.kinds.setdefault(kind, {})
+            seen[outcome] = seen.get(outcome, 0) + 1
             tally.timed(secs, f"{kind}: {text[:100]}")
     return tally
 
@@ -932,9 +936,17 @@ def main(argv: list[str] | None = None) -> None:
             row("assist", game, assist_campaign(game, args.lines, random.Random(rng.random()), args.hang))
     if args.kills:
         row("save", "-", save_campaign(args.kills, random.Random(rng.random())))
+    kinds: dict[str, dict[str, int]] = {}
     for game in games:
         if args.resumes:
-            row("resume", game, resume_campaign(game, args.resumes, random.Random(rng.random()), args.hang))
+            tally = resume_campaign(game, args.resumes, random.Random(rng.random()), args.hang)
+            row("resume", game, tally)
+            for kind, seen in tally.kinds.items():
+                for outcome, n in seen.items():
+                    kinds.setdefault(kind, {})[outcome] = kinds.get(kind, {}).get(outcome, 0) + n
+    for kind in RESUME_KINDS:
+        if kind in kinds:
+            print(f"    resume, {kind}: " + ", ".join(f"{n} {o}" for o, n in sorted(kinds[kind].items())), flush=True)
     if args.zoo:
         zoo_games = tuple(g for g in args.zoo_games.split(",") if g)
         cases = zoo_cases(args.zoo, random.Random(rng.random()), zoo_games)
