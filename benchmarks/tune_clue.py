@@ -6,7 +6,8 @@ runs Bayesian optimisation (optuna's TPE sampler, seeded by ``--seed``, so a run
 reproducible: the agents play without deadlines) over the candidate's :data:`SPACES`. Each
 trial plays the candidate with the trial's parameters, ``racer`` and one opponent of
 ``--opponents`` on ``--deals`` duplicate deals at three players (every rotation of the seats;
-one table per opponent, the same deals in every trial), and scores the trial by the mean
+one table per opponent and its twin with the candidate and racer swapped, so neither gains
+from the order of play; the same deals in every trial), and scores the trial by the mean
 per-deal paired difference, candidate minus racer, pooled over the tables. Then the best
 parameters are confirmed on fresh deals (``--confirm-deals`` per player count, seeds from
 another stream of the root seed, checked disjoint from the training deals) at each of
@@ -93,18 +94,32 @@ def token(candidate: str, params: dict[str, Any]) -> str:
                                       for k, v in sorted(params.items()))
 
 
-def _table(name: str, candidate: str, others: Sequence[str], deals: int, seed: int) -> ex.Cell:
-    agents = [_labelled(candidate, CANDIDATE), AgentSpec("racer", (), BASELINE)]
-    agents += [parse_agent(o) for o in others]
-    return ex.Cell.create(name, "clue", agents, len(agents), deals * len(agents), seed, CONFIG, arrangement="rotate")
+def _tables(name: str, candidate: str, others: Sequence[str], deals: int, seed: int) -> list[ex.Cell]:
+    """Two tables on the same deals, every rotation: ``candidate, racer, *others`` and the two
+    swapped, ``racer, candidate, *others``; over both, each of the two has the other and the
+    same opponents on either side equally often, so neither gains from the order of play."""
+    field = [parse_agent(o) for o in others]
+    me, racer = _labelled(candidate, CANDIDATE), AgentSpec("racer", (), BASELINE)
+    n = len(field) + 2
+    return [ex.Cell.create(f"{name}{suffix}", "clue", [*pair, *field], n, deals * n, seed, CONFIG,
+                           arrangement="rotate") for suffix, pair in (("", (me, racer)), (" swapped", (racer, me)))]
+
+
+def pooled(tables: dict[str, Any], names: Sequence[str]) -> Any:
+    """The games of tables played on the same deals as one table (one run, so a deal is one
+    unit across them)."""
+    import pandas as pd
+
+    return pd.concat([tables[n] for n in names], ignore_index=True).assign(run_id="pooled")
 
 
 def train_cells(candidate: str, deals: int, seed: int, opponents: Sequence[str] = OPPONENTS,
                 trial: int = 0) -> list[ex.Cell]:
     """The training tables of one trial: three players, ``candidate`` (a token), racer and each
     opponent in turn, on the same deals for every trial (only the name carries the trial)."""
-    return [_table(f"train t{trial} {parse_agent(o).label or parse_agent(o).name}", candidate, [o], deals,
-                   derive_seed(seed, TRAIN_STREAM, k)) for k, o in enumerate(opponents)]
+    return [cell for k, o in enumerate(opponents)
+            for cell in _tables(f"train t{trial} {parse_agent(o).label or parse_agent(o).name}", candidate, [o], deals,
+                                derive_seed(seed, TRAIN_STREAM, k))]
 
 
 def confirm_cells(candidate: str, deals: int, seed: int, players: Sequence[int] = (3, 4, 6)) -> list[ex.Cell]:
@@ -113,7 +128,8 @@ def confirm_cells(candidate: str, deals: int, seed: int, players: Sequence[int] 
     for n in players:
         if n not in FIELD:
             raise DeduceError(f"no confirmation table of {n} players: {', '.join(map(str, FIELD))}")
-    return [_table(f"confirm {n}p", candidate, FIELD[n], deals, derive_seed(seed, CONFIRM_STREAM, n)) for n in players]
+    return [cell for n in players
+            for cell in _tables(f"confirm {n}p", candidate, FIELD[n], deals, derive_seed(seed, CONFIRM_STREAM, n))]
 
 
 def deal_seeds(cells: Sequence[ex.Cell]) -> set[int]:
@@ -126,11 +142,15 @@ def deal_seeds(cells: Sequence[ex.Cell]) -> set[int]:
 
 
 def objective_value(tables: dict[str, Any], seed: int = 0) -> dict[str, Any]:
-    """Candidate minus racer per deal, pooled over the tables (each table's deals its own)."""
+    """Candidate minus racer per deal, pooled over the tables (a table and its swapped twin
+    share their deals; different opponents' tables do not)."""
     from deduce.apps.tournament import stats
 
     diffs: list[float] = []
-    for games in tables.values():
+    for name in tables:
+        if name.endswith(" swapped"):
+            continue
+        games = pooled(tables, [name, name + " swapped"])
         frame = games[games["agent"].isin([CANDIDATE, BASELINE])]
         per = frame.groupby(["deal", "agent"])["score"].mean().unstack("agent")
         diffs += (per[CANDIDATE] - per[BASELINE]).dropna().tolist()
@@ -180,8 +200,8 @@ def confirm(agent: str, deals: int, seed: int, players: Sequence[int] = (3, 4, 6
         raise DeduceError("the confirmation deals overlap the training deals: choose another seed")
     tables = ex.run_cells(cells, options)
     out: dict[str, Any] = {"agent": agent, "deals": deals, "seed": seed, "tables": []}
-    for n, cell in zip(players, cells, strict=True):
-        games = tables[cell.name]
+    for n, cell in zip(players, cells[::2], strict=True):
+        games = pooled(tables, [cell.name, cell.name + " swapped"])
         family = ex.family_table(games, seed=seed)
         rates = {r.agent: {"seats": int(r.seats), "win_rate": float(r.win_rate), "ci": [float(r.win_lo),
                                                                                            float(r.win_hi)]}
@@ -259,7 +279,8 @@ def format_report(report: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.tune_clue", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--candidate", default="racer-threat", choices=sorted(SPACES))
+    parser.add_argument("--candidate", default="racer-threat",
+                        help=f"agent tuned ({', '.join(SPACES)}); with --trials 0 any agent token, confirmed as it is")
     parser.add_argument("--trials", type=int, default=20, help="optuna trials (0: confirm the defaults)")
     parser.add_argument("--deals", type=int, default=40, help="training deals per table and trial (default 40)")
     parser.add_argument("--seed", type=int, default=0, help="root seed: sampler, training and confirmation deals")

@@ -12,7 +12,7 @@ from deduce.errors import DeduceError
 def test_confirmation_deals_are_disjoint_from_the_training_deals():
     train = tune_clue.deal_seeds(tune_clue.train_cells("racer-threat", 5, 0))
     confirm = tune_clue.deal_seeds(tune_clue.confirm_cells("racer-threat", 5, 0, (3, 4, 6)))
-    assert len(train) == 10 and len(confirm) == 15  # every deal once per table, 5 per table
+    assert len(train) == 10 and len(confirm) == 15  # 5 deals per opponent or player count (twins share them)
     assert not train & confirm
     # the training deals do not depend on the trial (same deals for every parameter set)
     assert train == tune_clue.deal_seeds(tune_clue.train_cells("racer:min_gamble=0.4", 5, 0, trial=3))
