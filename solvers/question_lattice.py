@@ -226,6 +226,29 @@ if AVAILABLE:  # pragma: no branch
         return dst, touched[:nt][order], tcodes[:nt][order]
 
     @njit(cache=True, nogil=True)
+    def _pull(src, ys, ycodes, tidx, tcode, tsupp, tptr, tcls, tcnt, size, shift, fmask, guard, bias, binom):  # type: ignore[no-untyped-def]
+        """What :func:`_push` would give at the states ``ys`` only: sum over the profiles t inside
+        y of src[y - t] * prod_c C(y_c, t_c) (for the few states a last step is needed at)."""
+        out = np.zeros(ys.shape[0])
+        for ii in range(ys.shape[0]):
+            y = ys[ii]
+            yg = ycodes[ii] | guard
+            acc = 0.0
+            for t in range(tidx.shape[0]):
+                if ((yg - tcode[t]) & guard) != guard:
+                    continue
+                f = src[y - tidx[t]]
+                if f == 0.0:
+                    continue
+                w = 1.0
+                for p in range(tptr[t], tptr[t + 1]):
+                    c = tcls[p]
+                    w *= binom[(ycodes[ii] >> shift[c]) & fmask[c], tcnt[p]]
+                acc += f * w
+            out[ii] = acc
+        return out
+
+    @njit(cache=True, nogil=True)
     def _completable(nz, ncode, pback, xidx, xcode, xsupp, xptr, xcls, xcnt, top, guard, bias):  # type: ignore[no-untyped-def]
         """The positions in ``nz`` of the states that some target profile and later placement
         complete (the others carry no world: dropping them changes no count)."""
@@ -706,7 +729,7 @@ def question_matrices(
         if z != loc and z not in responders:
             rest = _push(*rest, *lat.profiles[z], *packing)
     backward = [rest] * (n + 1)
-    for i in range(n - 1, -1, -1):
+    for i in range(n - 1, 0, -1):  # the first responder's step is needed only at the targets' complements
         backward[i] = _push(*backward[i + 1], *lat.profiles[responders[i]], *packing)
     forward = [start]
     for i, r in enumerate(responders):
@@ -741,7 +764,9 @@ def question_matrices(
     tables = np.zeros((n, len(xidx), int(ostride[-1])))
     inner = np.zeros((len(xidx), int(ostride[-1])))
     mu0 = binom[size[None, :], lat.targets].prod(axis=1)  # card sets per target profile (small integers: exact)
-    total = float((mu0 * backward[0][0][top - xidx]).sum())
+    full = int(size @ (np.int64(1) << lat.shift))
+    rest_of = _pull(backward[1][0], top - xidx, full - lat.profiles[loc][1], *lat.profiles[responders[0]], *packing)
+    total = float((mu0 * rest_of).sum())
     exact = total * float(size.max()) ** width < 2.0**52
     ready = np.zeros((n, int(ostride[-1]), len(xidx)))  # [layer, code, target]
     room = (size[None, :] - lat.targets).astype(float)  # [target, class]: its cards not in the target
