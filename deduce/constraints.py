@@ -45,7 +45,7 @@ class Op(StrEnum):
 
 
 def _card_set(cards: Iterable[int]) -> tuple[int, ...]:
-    return tuple(sorted(set(int(c) for c in cards)))
+    return tuple(sorted(set(map(int, cards))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from itertools import product
-from math import factorial
+from math import factorial, gcd
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,9 @@ class _Plan:
         first = [self.E] * n
         self.by_epoch: list[list[Constraint]] = [[] for _ in range(self.E)]
         self.transfer: list[Transfer | None] = [None] * max(self.E - 1, 0)
-        set_members: list[set[int]] = []
+        # distinct card sets only: a long log repeats its size counts every epoch (10,000
+        # epochs of one set of all cards), and a card's pool depends on which sets hold it
+        set_members: dict[tuple[int, ...], None] = {}  # card sets are sorted and distinct (_card_set)
         for c in kb.constraints:
             if isinstance(c, Transfer):
                 if self.transfer[c.epoch] is not None:
@@ -68,11 +71,17 @@ class _Plan:
                 for card, _ in c.pairs:
                     first[card] = min(first[card], c.epoch)
             else:  # Count / AtLeastOne: card sets define the pools
-                set_members.append(set(c.cards))
+                set_members.setdefault(c.cards)
         if any(t is None for t in self.transfer):
             raise NotSupported("chain: every pair of consecutive epochs needs a Transfer")
         self.first = first
-        signature = [tuple(i for i, s in enumerate(set_members) if card in s) for card in range(n)]
+        #: the cards first named at each epoch (pinned there)
+        self.pins: list[list[int]] = [[] for _ in range(self.E)]
+        for card, e in enumerate(first):
+            if 0 < e < self.E:
+                self.pins[e].append(card)
+        card_sets = [frozenset(cards) for cards in set_members]
+        signature = [tuple(i for i, s in enumerate(card_sets) if card in s) for card in range(n)]
         pools: dict[tuple[int, ...], list[int]] = defaultdict(list)
         for card in range(n):
             if first[card] > 0:
@@ -81,6 +90,10 @@ class _Plan:
         self.groups: list[list[int]] = [list(v) for v in pools.values()]
         self.pool_of = {card: g for g, members in enumerate(self.groups) for card in members}
         self.pinned0 = [card for card in range(n) if first[card] == 0]
+
+    def shape(self, e: int) -> tuple:
+        """The constraints of epoch ``e`` but for their epoch (see :func:`_shape`)."""
+        return tuple(_shape(c) for c in self.by_epoch[e])
 
 
 def _allocations(avail: list[int], ks: list[int]) -> Iterator[list[list[int]]]:
@@ -112,6 +125,97 @@ def _allocations(avail: list[int], ks: list[int]) -> Iterator[list[list[int]]]:
 
     yield from rec(0, [])
 
+
+def _factored(states: dict[State, int]) -> tuple[dict[State, int], int]:
+    """``states`` with the weights' greatest common divisor taken out, and that divisor.
+
+    Why: the weights grow by the movers' choices of every transfer (a log of 10,000
+    exchanges counts histories of 15,000 digits) while their ratios stay small; multiplying
+    such integers for every successor made the arithmetic, not the states, the cost. Kept
+    aside, the common factor is one multiplication per epoch."""
+    if not states:
+        return states, 1
+    g = gcd(*states.values())
+    if g <= 1:
+        return states, 1
+    return {state: w // g for state, w in states.items()}, g
+
+
+class _Repeat:
+    """One epoch's checks and transfer as a map on the weights of a fixed list of states
+    (``keys``), for a run of epochs that repeat it exactly (the same constraints but for their
+    epoch, the same transfer, no card pinned) on the same states: each is then a few
+    multiplications per successor, no state built or hashed. ``steps``: what the epoch
+    charged for its transfer, charged again for each epoch the map stands for."""
+
+    def __init__(self, sig: tuple, keys: list[State], edges: list[tuple[int, int, int]], steps: int) -> None:
+        self.sig = sig
+        self.keys = keys
+        self.edges = edges  # (from, to, weight), indices into keys
+        self.steps = steps
+        self._set = frozenset(keys)
+
+    def covers(self, states: dict[State, int]) -> bool:
+        return len(states) == len(self.keys) and all(state in self._set for state in states)
+
+    def apply(self, weights: list[int]) -> list[int]:
+        out = [0] * len(weights)
+        for i, j, w in self.edges:
+            out[j] += weights[i] * w
+        return out
+
+
+def _factored_weights(weights: list[int]) -> tuple[list[int], int]:
+    """:func:`_factored` on a list of weights."""
+    g = gcd(*weights) if weights else 1
+    if g <= 1:
+        return weights, 1
+    return [w // g for w in weights], g
+
+
+def _shape(c: Constraint) -> tuple:
+    """A constraint but for its epoch: epochs whose constraints have the same shapes check the
+    same thing of their states."""
+    if isinstance(c, (At, NotAt)):
+        return (c.kind, c.card, c.loc)
+    if isinstance(c, Count):
+        return (c.kind, c.cards, c.loc, c.n, c.op)
+    if isinstance(c, AtLeastOne):
+        return (c.kind, c.cards, c.loc)
+    if isinstance(c, NotAll):
+        return (c.kind, c.pairs)
+    return (c.kind, id(c))  # another kind: never alike
+
+
+class _Reuse:
+    """What the epochs of one query share: the movers' choices of each case, and the outcome
+    per state of the last transfer and of the last epoch's checks while the next epoch
+    repeats them (a log of one exchange 10,000 times has 10,000 identical epochs).
+
+    A table of outcomes is kept only from the second epoch in a row with the same key on, so
+    the varied epochs of a real game hold no more in memory than before."""
+
+    def __init__(self) -> None:
+        self.cases: dict[tuple, list[tuple[int, list[tuple[int, int, int, int]]]]] = {}
+        #: the groups each card set covers, while the groups stay as they are (cleared at a pin)
+        self.members: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._keys: dict[str, Any] = {}
+        self._tables: dict[str, dict[State, Any] | None] = {}
+
+    def table(self, kind: str, key: Any) -> dict[State, Any] | None:
+        """The outcomes per state kept for ``key`` (``kind``: "move" or "filter"); ``None``
+        when the key differs from the last one asked for (nothing is kept then)."""
+        if self._keys.get(kind, _UNSET) != key:
+            self._keys[kind] = key
+            self._tables[kind] = None
+            return None
+        table = self._tables.get(kind)
+        if table is None:
+            table = self._tables[kind] = {}
+        return table
+
+
+_UNSET = object()
 
 #: the one choice of a source none of whose movers is left to choose
 _NOTHING: list[tuple[int, list[tuple[int, int, int, int]]]] = [(1, [])]
@@ -175,36 +279,84 @@ class ChainSolver(Solver):
         groups = [list(g) for g in plan.groups]
         pool_count = len(groups)
         scale = 1
+        common = 1  # a factor of every state's weight, kept aside (see _factored)
         # epoch 0: cards pinned from the start are singles; pools spread over the locations
         for card in plan.pinned0:
             groups.append([card])
         states = self._initial(plan, groups, pool_count)
-        for e in range(plan.E):
-            if e > 0:
-                pins = [card for card in range(kb.num_cards) if plan.first[card] == e]
-                for card in pins:
+        # shared by the epochs: a log repeating one exchange 10,000 times enumerates its
+        # movers' choices once, not once per epoch, and the steps charged for what is reused
+        # are those of building it again, so the budget meters the same work
+        reuse = _Reuse()
+        repeat: _Repeat | None = None  # the last epoch's map, while the epochs repeat it
+        last_sig: tuple | None = None
+        e = 0
+        while e < plan.E:
+            if e > 0 and plan.pins[e]:
+                repeat = last_sig = None  # the groups change: nothing recorded applies
+                for card in plan.pins[e]:
                     g = plan.pool_of[card]
                     size = len(groups[g])
                     scale *= size
                     groups[g] = [x for x in groups[g] if x != card]
                     groups.append([card])
+                    reuse.members.clear()
                     states = self._pin(states, g, self._allowed(plan, card, e))
                     self._charge(len(states))
+            if e == plan.E - 1:  # the last epoch: its checks, no transfer
+                self._charge(len(states))
+                states = self._filter(plan, states, groups, e, reuse)
+                if len(states) > self.limit:
+                    raise TooLarge(f"chain: more than {self.limit} states at epoch {e}")
+                break
+            transfer = plan.transfer[e]
+            assert transfer is not None
+            single_of = {groups[i][0]: i for i in range(pool_count, len(groups))}
+            fated = {
+                single_of[c.card]: c.loc
+                for c in plan.by_epoch[e + 1]
+                if isinstance(c, At) and c.card in single_of
+            }
+            sig = (plan.shape(e), transfer.moves, tuple(sorted(fated.items())))
+            if repeat is not None and sig == repeat.sig and repeat.covers(states):
+                # the same checks and transfer on the same states: the recorded map, on weights
+                # alone, epoch after epoch while they repeat (the same steps charged)
+                weights = [states[k] for k in repeat.keys]
+                while True:
+                    self._charge(len(weights))
+                    self._charge(repeat.steps)
+                    weights, factor = _factored_weights(repeat.apply(weights))
+                    common *= factor
+                    e += 1
+                    if e >= plan.E - 1 or plan.pins[e]:
+                        break
+                    nxt = plan.transfer[e]
+                    assert nxt is not None
+                    fated = {
+                        single_of[c.card]: c.loc
+                        for c in plan.by_epoch[e + 1]
+                        if isinstance(c, At) and c.card in single_of
+                    }
+                    if (plan.shape(e), nxt.moves, tuple(sorted(fated.items()))) != repeat.sig:
+                        break
+                states = dict(zip(repeat.keys, weights, strict=True))
+                last_sig = repeat.sig
+                continue
             self._charge(len(states))
-            states = self._filter(plan, states, groups, e)
-            if e < plan.E - 1:
-                transfer = plan.transfer[e]
-                assert transfer is not None
-                single_of = {groups[i][0]: i for i in range(pool_count, len(groups))}
-                fated = {
-                    single_of[c.card]: c.loc
-                    for c in plan.by_epoch[e + 1]
-                    if isinstance(c, At) and c.card in single_of
-                }
-                states = self._move(states, transfer, L, fated)
+            if sig == last_sig:  # a second epoch alike: record its map for the next ones
+                states, repeat = self._recorded(plan, states, groups, e, reuse, transfer, fated, sig)
+            else:
+                states = self._filter(plan, states, groups, e, reuse)
+                states = self._move(states, transfer, L, fated, reuse)
+            last_sig = sig
+            states, factor = _factored(states)
+            common *= factor
             if len(states) > self.limit:
                 raise TooLarge(f"chain: more than {self.limit} states at epoch {e}")
-        total = sum(states.values())
+            if not states:  # no history fits: the later epochs would charge nothing and find none
+                break
+            e += 1
+        total = sum(states.values()) * common
         cells = [[0] * L for _ in range(kb.num_cards)]
         for g, members in enumerate(groups):
             if not members:
@@ -215,6 +367,7 @@ class ChainSolver(Solver):
                     if state[g][z]:
                         per_loc[z] += w * state[g][z]
             div = len(members) * scale  # a pool card is at z in a(z)/N of the histories
+            per_loc = [v * common for v in per_loc]
             for card in members:
                 for z in range(L):
                     cells[card][z] = per_loc[z] // div
@@ -320,14 +473,20 @@ class ChainSolver(Solver):
         return out
 
     @staticmethod
-    def _filter(plan: _Plan, states: dict[State, int], groups: list[list[int]], e: int) -> dict[State, int]:
+    def _filter(
+        plan: _Plan, states: dict[State, int], groups: list[list[int]], e: int, reuse: _Reuse | None = None,
+    ) -> dict[State, int]:
+        """The states of epoch ``e`` that its constraints allow (``reuse``: verdicts per state
+        kept while the epochs repeat the same checks)."""
         cons = plan.by_epoch[e]
         if not cons:
             return states
+        if reuse is None:
+            reuse = _Reuse()
         single_of = {g[0]: i for i, g in enumerate(groups) if i >= len(plan.groups)}
         # which groups each card set covers (every group is wholly in or out of a set)
         everything = tuple(i for i, g in enumerate(groups) if g)
-        checks = []
+        checks: list[tuple] = []
         for c in cons:
             if isinstance(c, At):
                 checks.append(("at", single_of[c.card], c.loc, True))
@@ -336,15 +495,24 @@ class ChainSolver(Solver):
             elif isinstance(c, NotAll):
                 checks.append(("notall", tuple((single_of[k], z) for k, z in c.pairs)))
             else:
-                cards = set(c.cards)
-                members = tuple(i for i, g in enumerate(groups) if g and g[0] in cards)
+                members = reuse.members.get(c.cards)
+                if members is None:
+                    cards = set(c.cards)
+                    members = reuse.members[c.cards] = tuple(i for i, g in enumerate(groups) if g and g[0] in cards)
                 kind = "total" if members == everything else "count"  # every card there: the state's column sum
                 if isinstance(c, AtLeastOne):
                     checks.append((kind, members, c.loc, 1, ">="))
                 else:
                     checks.append((kind, members, c.loc, c.n, c.op.value))
+        table = reuse.table("filter", tuple(checks))
         out: dict[State, int] = {}
         for state, w in states.items():
+            if table is not None:
+                verdict = table.get(state)
+                if verdict is not None:
+                    if verdict:
+                        out[state] = w
+                    continue
             ok = True
             totals: list[int] | None = None
             for chk in checks:
@@ -372,61 +540,118 @@ class ChainSolver(Solver):
                     if (op == "==" and total != n) or (op == "<=" and total > n) or (op == ">=" and total < n):
                         ok = False
                         break
+            if table is not None:
+                table[state] = ok
             if ok:
                 out[state] = w
         return out
 
-    def _move(self, states: dict[State, int], t: Transfer, L: int, fated: dict[int, int]) -> dict[State, int]:
+    def _recorded(
+        self, plan: _Plan, states: dict[State, int], groups: list[list[int]], e: int, reuse: _Reuse,
+        transfer: Transfer, fated: dict[int, int], sig: tuple,
+    ) -> tuple[dict[State, int], _Repeat | None]:
+        """Epoch ``e``'s checks and transfer (as :meth:`_filter` then :meth:`_move`, the same
+        successors, weights and steps), and its map from states to successors when the
+        successors are the same states again (then the next epochs alike reuse it)."""
+        keys = list(states)
+        kept = self._filter(plan, states, groups, e, reuse)
+        by_src: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for s, d, k in transfer.moves:
+            if k > 0:
+                by_src[s].append((d, k))
+        pairs = transfer.pairs()
+        index: dict[State, int] = {}
+        found: list[tuple[int, int, int]] = []  # (input state, successor, weight)
+        steps = 0
+        position = {state: i for i, state in enumerate(keys)}
+        for state in kept:
+            n, successors = self._successors(state, by_src, pairs, fated, reuse.cases)
+            steps += n
+            for new, weight in successors:
+                found.append((position[state], index.setdefault(new, len(index)), weight))
+        self._charge(steps)
+        ordered = list(index)
+        totals = [0] * len(ordered)
+        for i, j, weight in found:
+            totals[j] += kept[keys[i]] * weight
+        out = dict(zip(ordered, totals, strict=True))
+        if len(ordered) != len(keys) or any(state not in position for state in ordered):
+            return out, None
+        return out, _Repeat(sig, keys, [(i, position[ordered[j]], w) for i, j, w in found], steps)
+
+    def _move(
+        self, states: dict[State, int], t: Transfer, L: int, fated: dict[int, int], reuse: _Reuse | None = None,
+    ) -> dict[State, int]:
         """Successor states through one transfer, weighted by the labelled choices of movers.
 
         ``fated[g] = z``: single group ``g`` is at ``z`` after the transfer (an ``At`` fact of the
         next epoch), so its move is decided by where it is now, and only the rest of each
         move's ``k`` is chosen among the other cards. This keeps the trick transfers (whose
         movers are all named) from branching at all.
+
+        ``reuse`` (the query's): the movers' choices of each case, and a state's successors
+        when the transfer and the fated groups are those of the epoch before (a log repeating
+        one exchange); what is reused is charged as if it were built again.
         """
+        if reuse is None:
+            reuse = _Reuse()
         by_src: dict[int, list[tuple[int, int]]] = defaultdict(list)
         pairs = t.pairs()
         for s, d, k in t.moves:
             if k > 0:  # a listed move of 0 cards only forbids that move
                 by_src[s].append((d, k))
+        table = reuse.table("move", (t.moves, tuple(sorted(fated.items()))))
         out: dict[State, int] = defaultdict(int)
-        # the choices of movers from one source depend only on what is there and how many
-        # move: states share them, so each distinct case is enumerated once
-        memo: dict[tuple, list[tuple[int, list[tuple[int, int, int, int]]]]] = {}
         pending = 0  # steps not charged yet (charged in batches: same total)
         for state, w in states.items():
             if pending >= 1024:
                 self._charge(pending)
                 pending = 0
-            G = len(state)
-            need = dict(pairs)
-            forced: list[tuple[int, int, int, int]] = []
-            ok = True
-            for g, z in fated.items():
-                cur = state[g].index(1)
-                if cur == z:
-                    continue
-                if need.get((cur, z), 0) <= 0:
-                    ok = False
-                    break
-                need[(cur, z)] -= 1
-                forced.append((g, cur, z, 1))
-            if not ok:
+            known = table.get(state) if table is not None else None
+            if known is None:
+                known = self._successors(state, by_src, pairs, fated, reuse.cases)
+                if table is not None:
+                    table[state] = known
+            steps, successors = known
+            pending += steps
+            for new, weight in successors:
+                out[new] += w * weight
+        self._charge(pending)
+        return out
+
+    @staticmethod
+    def _successors(
+        state: State, by_src: dict[int, list[tuple[int, int]]], pairs: dict[tuple[int, int], int],
+        fated: dict[int, int], cases: dict[tuple, list[tuple[int, list[tuple[int, int, int, int]]]]],
+    ) -> tuple[int, list[tuple[State, int]]]:
+        """(steps, [(successor, labelled choices leading to it)]) of one state through a transfer.
+
+        The choices of movers from one source depend only on where they go, what is there and
+        how many move: states and epochs share them in ``cases``, so each distinct case is
+        enumerated once (and charged, its options and one step per successor, every time)."""
+        G = len(state)
+        need = dict(pairs)
+        forced: list[tuple[int, int, int, int]] = []
+        for g, z in fated.items():
+            cur = state[g].index(1)
+            if cur == z:
                 continue
-            per_src: list[list[tuple[int, list[tuple[int, int, int, int]]]]] = []
-            for s, moves in by_src.items():
-                ks = [need[(s, d)] for d, _ in moves]
-                if not any(ks):  # every mover from here is named (fated): nothing to choose
-                    pending += 1
-                    per_src.append(_NOTHING)
-                    continue
-                avail = [0 if g in fated else state[g][s] for g in range(G)]
-                case = (s, tuple(avail), tuple(ks))
-                cached = memo.get(case)
-                if cached is not None:
-                    pending += len(cached)
-                    per_src.append(cached)
-                    continue
+            if need.get((cur, z), 0) <= 0:
+                return 0, []
+            need[(cur, z)] -= 1
+            forced.append((g, cur, z, 1))
+        steps = 0
+        per_src: list[list[tuple[int, list[tuple[int, int, int, int]]]]] = []
+        for s, moves in by_src.items():
+            ks = [need[(s, d)] for d, _ in moves]
+            if not any(ks):  # every mover from here is named (fated): nothing to choose
+                steps += 1
+                per_src.append(_NOTHING)
+                continue
+            avail = [0 if g in fated else state[g][s] for g in range(G)]
+            case = (s, tuple(d for d, _ in moves), tuple(avail), tuple(ks))
+            opts = cases.get(case)
+            if opts is None:
                 opts = []
                 for alloc in _allocations(avail, ks):
                     weight = 1
@@ -437,39 +662,38 @@ class ChainSolver(Solver):
                             weight *= _multinomial(avail[g], parts)
                             delta += [(g, s, moves[j][0], m) for j, m in enumerate(parts) if m]
                     opts.append((weight, delta))
-                pending += len(opts)
-                memo[case] = opts
-                per_src.append(opts)
-            combos = 1
-            for opts in per_src:
-                combos *= len(opts)
-            pending += combos  # one step per successor
-            base = list(state)
-            for g, s, d, m in forced:
-                vec = list(base[g])
-                vec[s] -= m
-                vec[d] += m
-                base[g] = tuple(vec)
-            if combos == 1 and all(opts is _NOTHING for opts in per_src):  # nothing chosen: one successor
-                out[tuple(base)] += w
-                continue
-            for combo in product(*per_src):
-                new = base.copy()
-                changed: dict[int, list[int]] = {}
-                weight = w
-                for wt, delta in combo:
-                    weight *= wt
-                    for g, s, d, m in delta:
-                        vec = changed.get(g)
-                        if vec is None:
-                            vec = changed[g] = list(new[g])
-                        vec[s] -= m
-                        vec[d] += m
-                for g, vec in changed.items():
-                    new[g] = tuple(vec)
-                out[tuple(new)] += weight
-        self._charge(pending)
-        return out
+                cases[case] = opts
+            steps += len(opts)
+            per_src.append(opts)
+        combos = 1
+        for opts in per_src:
+            combos *= len(opts)
+        steps += combos  # one step per successor
+        base = list(state)
+        for g, s, d, m in forced:
+            vec = list(base[g])
+            vec[s] -= m
+            vec[d] += m
+            base[g] = tuple(vec)
+        if combos == 1 and all(opts is _NOTHING for opts in per_src):  # nothing chosen: one successor
+            return steps, [(tuple(base), 1)]
+        successors: list[tuple[State, int]] = []
+        for combo in product(*per_src):
+            new = base.copy()
+            changed: dict[int, list[int]] = {}
+            weight = 1
+            for wt, delta in combo:
+                weight *= wt
+                for g, s, d, m in delta:
+                    vec = changed.get(g)
+                    if vec is None:
+                        vec = changed[g] = list(new[g])
+                    vec[s] -= m
+                    vec[d] += m
+            for g, vec in changed.items():
+                new[g] = tuple(vec)
+            successors.append((tuple(new), weight))
+        return steps, successors
 
     # -- queries ----------------------------------------------------------------------------------
     def tallies(self, kb: KnowledgeBase) -> Tally:
