@@ -761,7 +761,7 @@ def question_matrices(
         if held:
             empty_at[min(held)] = True
     xidx = lat.profiles[loc][0]
-    tables = np.zeros((n, len(xidx), int(ostride[-1])))
+    layer = np.zeros((len(xidx), int(ostride[-1])))  # one responder's outside weights, then the inside ones
     inner = np.zeros((len(xidx), int(ostride[-1])))
     mu0 = binom[size[None, :], lat.targets].prod(axis=1)  # card sets per target profile (small integers: exact)
     full = int(size @ (np.int64(1) << lat.shift))
@@ -771,15 +771,16 @@ def question_matrices(
     ready = np.zeros((n, int(ostride[-1]), len(xidx)))  # [layer, code, target]
     room = (size[None, :] - lat.targets).astype(float)  # [target, class]: its cards not in the target
     for i, r in enumerate(responders):
-        inner[:] = 0.0
+        if i:
+            layer[:] = 0.0
+            inner[:] = 0.0
         _layer(forward[i][0], *forward[i + 1][1:], *lat.profiles[r], backward[i + 1][0], lat.targets, *lat.profiles[loc], top,
-               size, lat.guard, lat.bias, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, tables[i], inner)
-        _finish(tables[i], inner, exact, room, nk, sptr, scls, ostride, ready[i])
-    tables = ready
+               size, lat.guard, lat.bias, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, layer, inner)
+        _finish(layer, inner, exact, room, nk, sptr, scls, ostride, ready[i])
     cols = _columns(qcls, lat.targets, size, binom, mu0)
     mats = np.zeros((len(questions), n * width + 1, max(int(cols.max()), 1)))
     lgm = np.zeros((len(questions), mats.shape[2]))
-    _assemble(tables, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n, mats, lgm)
+    _assemble(ready, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n, mats, lgm)
     return mats, lgm
 
 
