@@ -62,3 +62,32 @@ def test_propagation_is_sound_across_epochs(kb):
     for w in worlds:
         for e in range(kb.epochs):
             assert prop.possible[e, np.arange(kb.num_cards), w[e]].all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(kb=epoch_kbs(max_cards=6, max_constraints=6), moves=st.sampled_from([0, 50, 2_000]))
+@pytest.mark.slow
+def test_epoch_possible_is_brute_force_possible(kb, moves):
+    """epoch's possible locations (witnessed by chains and CP-SAT worlds, the rest refuted
+    together) are exactly brute force's, in the last epoch and the first, with and without
+    the chains' witnesses."""
+    from solvers.epoch import EpochSolver
+
+    ref = solvers.get("brute")
+    ep = EpochSolver(witness_moves=moves)
+    for e in (0, 1):
+        assert np.array_equal(ep.possible(kb, epoch=e), ref.possible(kb, epoch=e))
+
+
+@pytest.mark.parametrize("seed,moves,seat", [(1, 20, 0), (2, 30, 1), (5, 40, 1), (5, 12, None), (7, 35, 2)])
+def test_epoch_possible_equals_frontier_on_real_alibi_views(seed, moves, seat):
+    """On real tiny Alibi views (passes, melds, history answers) epoch's possible locations are
+    where frontier's exact counts are positive."""
+    from solvers.epoch import EpochSolver
+    from solvers.frontier import FrontierSolver
+    from tests.solvers.test_frontier import alibi_view
+
+    _, kb = alibi_view(seed, moves, seat)
+    exact = np.array(FrontierSolver(max_cells=None).tallies(kb).cells) > 0
+    for moves_ in (0, 20_000):
+        assert np.array_equal(EpochSolver(witness_moves=moves_).possible(kb), exact)
