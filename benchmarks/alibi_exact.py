@@ -10,7 +10,11 @@ Three parts, every position a seat's view of a seeded random game (no accusation
   its stated bound, split R-hat and time;
 * full deck, 4 players, round 2 (78 cards over 2 epochs: exact since ``frontier``): the exact
   update (knowledge + grid) and ``epoch-sample``'s error against it (``--full-samples`` draws per
-  chain at most).
+  chain at most);
+* full deck, 4 players, rounds ``--possible-rounds``: the exact possible locations as the audit
+  and the assistant ask them (``epoch``: chains' witnesses, the rest asked together) against the
+  previous way (Python chains, then one CP-SAT solve per cell no world had shown), same
+  positions, same run, equal answers asserted.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 import solvers
 from benchmarks.alibi import SMALL, previous_sampler_marginals, state_at_round
 from deduce.games.alibi.rules import AlibiGame
-from solvers.epoch import EpochSampler
+from solvers.epoch import Chains, EpochSampler, EpochSolver, pruned_model
 from solvers.frontier import FrontierSolver
 
 __all__ = ["main"]
@@ -94,19 +98,68 @@ def full(seeds: int, max_samples: int) -> None:
         print(f"exact update at 4 players, round 2: median {statistics.median(times):.2f} s, max {max(times):.2f} s")
 
 
+def previous_possible(kb, moves: int = 6000) -> np.ndarray:
+    """The exact possible locations as ``epoch`` found them before: 6,000 Python chain moves
+    from one CP-SAT world, then one CP-SAT solve per cell still unwitnessed."""
+    e = kb.epochs - 1
+    out = np.zeros((kb.num_cards, kb.num_locations), dtype=bool)
+    model, possible = pruned_model(kb)
+    world = None if model is None else model.solve()
+    if world is None:
+        return out
+    idx = np.arange(kb.num_cards)
+    out[idx, world[e]] = True
+    chains = Chains(kb, possible, world, np.random.default_rng(0))
+    for _ in range(max(1, moves // 500)):
+        chains.step(500)
+        out[idx, chains.world[e]] = True
+    for card, z in np.argwhere(possible[e] & ~out):
+        if not out[card, z] and (w := model.solve([model.x[e][card][z]])) is not None:
+            out[idx, w[e]] = True
+    return out
+
+
+def possible_checks(seeds: int, rounds: tuple[int, ...]) -> None:
+    game = AlibiGame(num_players=4)
+    EpochSolver().possible(game.knowledge(state_at_round(game, 0, 2).observation(0)))  # compile the chains
+    print("| round | seed | epochs | previous s | epoch s | ratio |")
+    print("|---|---|---|---|---|---|")
+    old_t, new_t = [], []
+    for r in rounds:
+        for seed in range(seeds):
+            try:
+                kb = game.knowledge(state_at_round(game, seed, r).observation(seed % 4))
+            except ValueError:
+                continue
+            old, t_old = _timed(previous_possible, kb)
+            new, t_new = _timed(EpochSolver().possible, kb)
+            assert np.array_equal(old, new), f"previous and epoch possible disagree (round {r}, seed {seed})"
+            old_t.append(t_old)
+            new_t.append(t_new)
+            print(f"| {r} | {seed} | {kb.epochs} | {t_old:.2f} | {t_new:.2f} | {t_old / t_new:.1f} |", flush=True)
+    if new_t:
+        print(f"exact possible, 4 players: previous median {statistics.median(old_t):.2f} s max {max(old_t):.2f} s; "
+              f"epoch median {statistics.median(new_t):.2f} s max {max(new_t):.2f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--rounds", default="2,3,4")
     ap.add_argument("--full-seeds", type=int, default=2)
     ap.add_argument("--full-samples", type=int, default=1000)
+    ap.add_argument("--possible-rounds", default="", help="e.g. 2,4,6,8,10: exact possible, previous vs epoch")
+    ap.add_argument("--possible-seeds", type=int, default=2)
     ap.add_argument("--no-cpsat", action="store_true", help="skip cpsat's enumeration (12 s a position)")
     args = ap.parse_args()
     with open("/proc/loadavg") as f:
         print(f"load average at start: {f.read().split()[0]}")
-    reduced(args.seeds, tuple(int(r) for r in args.rounds.split(",")), not args.no_cpsat)
+    if args.seeds:
+        reduced(args.seeds, tuple(int(r) for r in args.rounds.split(",")), not args.no_cpsat)
     if args.full_seeds:
         full(args.full_seeds, args.full_samples)
+    if args.possible_rounds:
+        possible_checks(args.possible_seeds, tuple(int(r) for r in args.possible_rounds.split(",")))
     with open("/proc/loadavg") as f:
         print(f"load average at end: {f.read().split()[0]}")
 
