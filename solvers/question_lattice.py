@@ -743,23 +743,25 @@ def question_matrices(
     ostride = np.cumprod(np.r_[1, 2 * nk + 1]).astype(np.int64)
     sptr = np.r_[0, np.cumsum(nk)].astype(np.int64)
     scls = np.array([c for sc in lat.slot_classes for c in sc], dtype=np.int64)
-    position = {r: i for i, r in enumerate(responders)}
-    fixed = [(d.bit_length() - 1) if d & (d - 1) == 0 else -1 for d in q.dom]
-    qcls = np.full((len(questions), width), -1, dtype=np.int64)
-    qresp = np.full((len(questions), width), -1, dtype=np.int64)
-    qpref = np.zeros((len(questions), width), dtype=np.bool_)
+    # per card (then per question slot): its class when free, else its holder's responder
+    # position (-1: not a responder) and whether that holder shows it first
+    position = np.full(q.num_locations + 1, -1, dtype=np.int64)
+    position[list(responders)] = np.arange(n)
+    fixed = np.array([(d.bit_length() - 1) if d & (d - 1) == 0 else q.num_locations for d in q.dom], dtype=np.int64)
+    card_cls = np.full(q.num_cards, -1, dtype=np.int64)
+    for k, c in lat.class_of.items():
+        card_cls[k] = c
+    shown_first = np.zeros(q.num_cards, dtype=np.bool_)
+    for z, cs in pref.items():
+        shown_first[[k for k in cs if fixed[k] == z]] = True
+    named = np.array(questions, dtype=np.int64).reshape(len(questions), width)
+    qcls = card_cls[named]
+    qresp = np.where(qcls < 0, position[fixed[named]], -1)
+    qpref = (qcls < 0) & shown_first[named]
     empty_at = np.zeros(n, dtype=np.bool_)
     empty_at[n - 1] = True
-    for i, x in enumerate(questions):
-        for j, k in enumerate(x):
-            if fixed[k] < 0:
-                qcls[i, j] = lat.class_of[k]
-            else:
-                qresp[i, j] = position.get(fixed[k], -1)
-                qpref[i, j] = k in pref.get(fixed[k], ())
-        held = [r for r in qresp[i].tolist() if r >= 0]
-        if held:
-            empty_at[min(held)] = True
+    first_held = np.where(qresp >= 0, qresp, n).min(axis=1)
+    empty_at[first_held[first_held < n]] = True
     xidx = lat.profiles[loc][0]
     layer = np.zeros((len(xidx), int(ostride[-1])))  # one responder's outside weights, then the inside ones
     inner = np.zeros((len(xidx), int(ostride[-1])))
