@@ -9,7 +9,8 @@ then exact marginals) by the ``split`` backend the guess-chain agent uses and by
 ``exact`` path, in the same run, with refusals counted and the ratio old/new, so a slow path
 shows before users see it.
 ``--games`` per table (default 60), ``--players`` (default 2,3,4), ``--expert``, ``--seed``,
-``--timing-games`` (default 5), ``--no-old`` (skip the old path), ``--no-games`` (timings only).
+``--timing-games`` (default 5), ``--no-old`` (skip the old path), ``--old`` (the old path: a backend,
+``split-branching``, or ``split@REV``: ``solvers/split.py`` at git revision REV), ``--no-games`` (timings only).
 """
 
 from __future__ import annotations
@@ -94,6 +95,27 @@ def win_rates(players: int, games: int, seed: int, expert: bool) -> list[WinRow]
     return rows
 
 
+def split_at(rev: str) -> solvers.Solver:
+    """``split`` as it was at git revision ``rev`` of this checkout (its ``solvers/split.py``
+    loaded under another module name; the rest of the package is today's), so old and new
+    code run on the same states in the same process."""
+    import importlib.util
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    source = subprocess.run(["git", "show", f"{rev}:solvers/split.py"], cwd=root, check=True,
+                            capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp(prefix="split-old-")) / "split_old.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("split_old", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.SplitSolver()
+
+
 def timings(players: int, games: int, seed: int, expert: bool, old: bool = True, old_backend: str = "exact") -> list[TimingRow]:
     """Time, for the acting player at every step of ``games`` random games (the states an agent
     actually meets, early ones included): building the knowledge base from the observation, and
@@ -108,6 +130,8 @@ def timings(players: int, games: int, seed: int, expert: bool, old: bool = True,
         from solvers.split import SplitSolver
 
         exact: solvers.Solver = SplitSolver(join=False)
+    elif old_backend.startswith("split@"):
+        exact = split_at(old_backend.removeprefix("split@"))
     else:
         exact = solvers.get(old_backend)
     build: list[float] = []
@@ -116,9 +140,16 @@ def timings(players: int, games: int, seed: int, expert: bool, old: bool = True,
     warm = game.knowledge(game.new_initial_state(seed + games).observation(0))  # not a timed game
     for backend in (new, exact):  # load the numba kernels before the clock runs
         backend.tallies(warm)
-    play_game(game, [RandomPlayer(seed)] * players, seed + games + 1, deal_seed=seed + games + 1,
-              before_act=lambda st, seat, obs: new.tallies(game.knowledge(obs)) if st.turns > 4 else None)  # compiles the join too
     paths = [("split", new), ("exact", exact)] if old else [("split", new)]
+    warming = [new, exact] if old and old_backend.startswith("split") else [new]
+
+    def warm_up(st: Any, seat: int, obs: Any) -> None:
+        if st.turns > 4:
+            for backend in warming:
+                backend.tallies(game.knowledge(obs))
+
+    play_game(game, [RandomPlayer(seed)] * players, seed + games + 1, deal_seed=seed + games + 1,
+              before_act=warm_up)  # compiles the join too
     playing = [seed]  # the game being played
 
     def update_timed(state: Any, seat: int, obs: Any) -> None:
@@ -162,7 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-old", action="store_true",
                         help="skip the old exact path in the timings (it spends ~15 s on each state it refuses)")
     parser.add_argument("--no-games", action="store_true", help="timings only, no win-rate tables")
-    parser.add_argument("--old", default="exact", help="the old path: a backend name, or split-branching (split without its join)")
+    parser.add_argument("--old", default="exact",
+                        help="the old path: a backend name, split-branching (split without its join) or split@REV (split.py at git revision REV)")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.players.split(",") if x]
 

@@ -99,3 +99,47 @@ def test_compiled_walk_finds_the_pairs_the_dense_test_finds(n, hands, deals, mus
     as_set = lambda r: sorted((int(u), int(h), int(r[3][i])) for u, h, i in zip(r[0], r[1], r[2], strict=True))  # noqa: E731
     assert as_set(got) == as_set(want)
     assert sorted(got[3].tolist()) == sorted(want[3].tolist())
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(0, 12),
+    rules=st.lists(st.tuples(st.integers(0, 2**12 - 1), st.integers(0, 6), st.integers(0, 6)), max_size=5),
+)
+def test_hands_lists_exactly_the_subsets_meeting_every_rule(n, rules):
+    """The sets one location may hold, listed with partial sets pruned to those some completion
+    reaches, are every subset of its cards within every rule's bounds (brute force), and the
+    count by sizes agrees."""
+    cards = list(range(n))
+    rules = [(m & ((1 << n) - 1), min(a, b), max(a, b)) for m, a, b in rules]
+    want = [s for s in range(1 << n) if all(lo <= bin(s & m).count("1") <= hi for m, lo, hi in rules)]
+    got = split_mod._hands(cards, rules, 1 << 13)
+    assert got is not None and got.tolist() == want
+    sizes: dict[int, int] = {}
+    for s in want:
+        sizes[bin(s).count("1")] = sizes.get(bin(s).count("1"), 0) + 1
+    assert {k: v for k, v in split_mod._count_hands(cards, rules).items() if v} == sizes
+    if len(want) > 1:
+        assert split_mod._hands(cards, rules, len(want) - 1) is None
+
+
+def test_join_orders_by_sampling_and_counts_the_same_in_every_order():
+    """A spectator's 4x4 view: the order the sampled estimate picks, and every other order, give
+    the same count (the order changes the work, never the answer)."""
+    from itertools import permutations
+
+    game = MafiaCodeGame(num_players=3, colours=("r", "g", "b", "w"), letters=("A", "B", "C", "D"))
+    state = game.new_initial_state(2)
+    random_play(state, np.random.default_rng(2), 3)
+    q = simplify(problem_from_kb(game.knowledge(state.observation(None))))
+    assert q is not None
+    join = _Join(q)
+    want = solvers.get("cpsat").tallies(game.knowledge(state.observation(None)))
+    assert join.total == want.total and len(join.order) >= 2
+    for order in permutations(join.order):
+        other = _Join.__new__(_Join)
+        other.__dict__.update({k: v for k, v in join.__dict__.items()})
+        other.order = list(order)
+        other._forward(q, 10**9)
+        assert other.total == want.total
+        assert [list(r) for r in other.tallies()] == [list(r) for r in join.tallies()]
