@@ -40,7 +40,7 @@ def test_a_tiny_study_runs_is_reproducible_and_confirms_on_fresh_deals():
     assert len({t["agent"] for t in first["study"]["trials"]}) == 2  # the sampler moved
     (table,) = first["confirmation"]["tables"]
     assert table["players"] == 3 and table["paired"]["n"] == 1
-    assert table["rates"]["candidate"]["seats"] == 1 and table["rates"]["racer"]["seats"] == 1
+    assert table["rates"]["candidate"]["seats"] == 6 and table["rates"]["racer"]["seats"] == 6  # 3 rotations, twice
     assert not set(first["study"]["train_seeds"]) & tune_clue.deal_seeds(
         tune_clue.confirm_cells(first["best"], 1, 5, (3,)))
     assert "Confirmation on fresh deals" in tune_clue.format_report(first)
