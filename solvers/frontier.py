@@ -44,7 +44,7 @@ from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, Solver, Tally
 from solvers.budget import charge
 
-__all__ = ["FrontierSolver"]
+__all__ = ["FrontierSolver", "moving_epochs"]
 
 History = tuple[int, ...]
 
@@ -98,6 +98,10 @@ class _Problem:
         self.hist: list[list[History]] = [[] for _ in range(C)]
         self.sums: list[_Sum] = []
         self.feature: list[dict[int, np.ndarray]] = []  # per sum: card -> 0/1.. per history
+        self._seen: set[tuple] = set()  # sums already kept (a repeated one adds nothing)
+        #: the cards of every sum, repeats included: the card order weighs them (measured: the
+        #: order from the distinct sums alone ran past the work cap on a view it counts)
+        self.order_members: list[frozenset[int]] = []
         if self.contradiction is not None:
             return
         pairs: list[set[tuple[int, int]] | None] = [None] * max(E - 1, 0)
@@ -163,15 +167,38 @@ class _Problem:
             return
         if (s.op is Op.LE and hi <= n) or (s.op is Op.GE and lo >= n):
             return  # holds in every world
+        # the same sum again (a hand size on both sides of a meld window, where only known
+        # cards moved): one copy constrains the same worlds and keeps the state narrower
+        key = (s.op, n, tuple(sorted((card, f.tobytes()) for card, f in varying.items())))
+        self.order_members.append(frozenset(varying))
+        if key in self._seen:
+            return
+        self._seen.add(key)
         self.sums.append(_Sum(frozenset(varying), s.op, n, s.label))
         self.feature.append(varying)
+
+
+def moving_epochs(kb: KnowledgeBase) -> int:
+    """1 + the transfers that may move a card the knowledge base does not name: a transfer
+    each of whose ``(src, dst, k)`` has ``k`` cards known to leave src for dst (Mayfair Alibi's
+    meld windows: the melded cards are public) moves no one else, so it adds repeated sums, not
+    width, and does not count against ``max_cells``."""
+    at: set[tuple[int, int, int]] = {(c.epoch, c.card, c.loc) for c in kb.constraints if isinstance(c, At)}
+    silent = 0
+    for c in kb.constraints:
+        if isinstance(c, Transfer) and all(
+            sum(1 for card in range(kb.num_cards) if (c.epoch, card, s) in at and (c.epoch + 1, card, d) in at) >= k
+            for s, d, k in c.moves
+        ):
+            silent += 1
+    return max(1, kb.epochs - silent)
 
 
 def _order(prob: _Problem) -> list[int]:
     """Cards in the order the DP takes them: greedily the one that leaves the fewest sums open
     (ties: the one opening fewest new sums, then the lowest card)."""
     C = prob.kb.num_cards
-    members = [s.cards for s in prob.sums]
+    members = prob.order_members
     by_card: list[list[int]] = [[] for _ in range(C)]
     for j, m in enumerate(members):
         for card in m:
@@ -404,10 +431,12 @@ class FrontierSolver(Solver):
 
     def check_supported(self, kb: KnowledgeBase) -> None:
         super().check_supported(kb)
-        if self.max_cells is not None and kb.num_cards * kb.epochs > self.max_cells:
+        epochs = moving_epochs(kb)
+        if self.max_cells is not None and kb.num_cards * epochs > self.max_cells:
             raise NotSupported(
-                f"{self.name}: {kb.num_cards} cards over {kb.epochs} epochs is past what it counts quickly "
-                f"(max_cells={self.max_cells}); use epoch-sample, or FrontierSolver(max_cells=None)"
+                f"{self.name}: {kb.num_cards} cards over {epochs} epochs in which unseen cards may move is past "
+                f"what it counts quickly (max_cells={self.max_cells}); use epoch-sample, or "
+                "FrontierSolver(max_cells=None)"
             )
 
     def _layers(self, kb: KnowledgeBase, epoch: int | None = None) -> _Layers | None:

@@ -144,3 +144,18 @@ def test_auto_answers_an_enumerable_benchmark_position_exactly():
     auto = solvers.get("auto")
     assert auto._pick(kb)[0].name == "frontier" and kb.epochs >= 3
     assert auto.tallies(kb) == solvers.get("cpsat", limit=500_000).tallies(kb)
+
+
+def test_a_repeated_sum_and_a_meld_window_change_no_count():
+    """A constraint stated twice is kept once (the count is the same), and a transfer whose
+    movers are all known (a meld window) is not counted as an epoch against ``max_cells``."""
+    from deduce.constraints import Count, Transfer
+    from solvers.frontier import moving_epochs
+
+    game, kb = alibi_view(5, 40, 1)
+    twice = kb.copy()
+    twice.extend([c for c in kb.constraints if isinstance(c, Count)], check=False)
+    assert FrontierSolver().tallies(twice) == FrontierSolver().tallies(kb)
+    melds = [c for c in kb.constraints if isinstance(c, Transfer) and all(d == kb.loc("melds") for _, d, _ in c.moves)]
+    assert melds, "the fixed view has a meld window"
+    assert 1 <= moving_epochs(kb) <= kb.epochs - len(melds)
