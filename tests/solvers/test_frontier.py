@@ -146,16 +146,15 @@ def test_auto_answers_an_enumerable_benchmark_position_exactly():
     assert auto.tallies(kb) == solvers.get("cpsat", limit=500_000).tallies(kb)
 
 
-def test_a_repeated_sum_and_a_meld_window_change_no_count():
-    """A constraint stated twice is kept once (the count is the same), and a transfer whose
-    movers are all known (a meld window) is not counted as an epoch against ``max_cells``."""
-    from deduce.constraints import Count, Transfer
-    from solvers.frontier import moving_epochs
+def test_sums_repeated_across_a_meld_window_are_kept_once():
+    """The hand sizes on both sides of a meld window (only public cards moved) are the same sums
+    over the unseen cards: the counter keeps one copy (the view's count is checked against
+    cpsat in test_a_real_view_with_passes_melds_and_history_answers)."""
+    from solvers.frontier import _Problem
 
-    game, kb = alibi_view(5, 40, 1)
-    twice = kb.copy()
-    twice.extend([c for c in kb.constraints if isinstance(c, Count)], check=False)
-    assert FrontierSolver().tallies(twice) == FrontierSolver().tallies(kb)
-    melds = [c for c in kb.constraints if isinstance(c, Transfer) and all(d == kb.loc("melds") for _, d, _ in c.moves)]
-    assert melds, "the fixed view has a meld window"
-    assert 1 <= moving_epochs(kb) <= kb.epochs - len(melds)
+    _, kb = alibi_view(5, 40, 1)
+    prob = _Problem(kb, 20_000)
+    assert len(prob.sums) < len(prob.order_members)
+    keys = {(s.op, s.n, tuple(sorted((c, f.tobytes()) for c, f in feats.items())))
+            for s, feats in zip(prob.sums, prob.feature, strict=True)}
+    assert len(keys) == len(prob.sums)
