@@ -10,7 +10,8 @@ then exact marginals) by the ``split`` backend the guess-chain agent uses and by
 shows before users see it.
 ``--games`` per table (default 60), ``--players`` (default 2,3,4), ``--expert``, ``--seed``,
 ``--timing-games`` (default 5), ``--no-old`` (skip the old path), ``--old`` (the old path: a backend,
-``split-branching``, or ``split@REV``: ``solvers/split.py`` at git revision REV), ``--no-games`` (timings only).
+``split-branching``, or ``split@REV``: ``solvers/split.py`` at git revision REV), ``--no-games`` (timings only),
+``--hard-states`` (only the hard-state corpus, new against ``--old``).
 """
 
 from __future__ import annotations
@@ -183,6 +184,36 @@ def timings(players: int, games: int, seed: int, expert: bool, old: bool = True,
     return rows
 
 
+def hard_states(old_backend: str) -> list[tuple[str, int, float, float]]:
+    """``(state, worlds, old s, new s)`` over the Mafia Code hard-state corpus
+    (``benchmarks/hard_states/mafia-code``): ``tallies`` by today's ``split`` and by the old
+    path in the same process, new first on each state, the answers checked equal."""
+    from pathlib import Path
+
+    from deduce.cli.bench import load_states
+    from solvers.split import SplitSolver
+
+    new = SplitSolver()
+    old = split_at(old_backend.removeprefix("split@")) if old_backend.startswith("split@") else solvers.get(old_backend)
+    states = load_states(Path(__file__).parent / "hard_states" / "mafia-code")
+    warm = next((st for st in states if st.name == "3p-g2-d17-spec"), states[0])  # joined by both
+    for backend in (new, old):  # compile the kernels (the join's too) before the clock runs
+        backend.tallies(warm.kb)
+    rows = []
+    for st in states:
+        seconds = []
+        answers = []
+        for backend in (new, old):
+            getattr(backend, "_cache", {}).clear()
+            t = time.perf_counter()
+            answers.append(backend.tallies(st.kb))
+            seconds.append(time.perf_counter() - t)
+        if answers[0] != answers[1]:
+            raise AssertionError(f"split and {old_backend} disagree on {st.name}")
+        rows.append((st.name, answers[0].total, seconds[1], seconds[0]))
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.mafia_code", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=60, help="games per table")
@@ -195,8 +226,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-games", action="store_true", help="timings only, no win-rate tables")
     parser.add_argument("--old", default="exact",
                         help="the old path: a backend name, split-branching (split without its join) or split@REV (split.py at git revision REV)")
+    parser.add_argument("--hard-states", action="store_true",
+                        help="only time the hard-state corpus (spectator views), new against --old")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.players.split(",") if x]
+    if args.hard_states:
+        print(f"| state | worlds | old ({args.old}) s | new (split) s | old/new |")
+        print("|---|---|---|---|---|")
+        for name, worlds, old_s, new_s in hard_states(args.old):
+            print(f"| {name} | {worlds} | {old_s:.3f} | {new_s:.3f} | {old_s / new_s:.1f} |", flush=True)
+        return 0
 
     print(f"Mafia Code{' (expert rule)' if args.expert else ''}: time per step over "
           f"{args.timing_games} random games per player count")
