@@ -18,6 +18,11 @@ location, and the exact number of labelled histories that lead to it:
 * **Transfers.** Between epochs, the cards that move along each ``(src, dst, k)`` are chosen
   per group: the number of labelled choices is a product of multinomial coefficients.
 * **Constraints** of an epoch are checked on each state once every card they name is pinned.
+* **Repeats.** An epoch whose checks and transfer have been seen before (a log repeating one
+  exchange, or a cycle of a few) is recorded as a map from its states' weights to its
+  successors'; later epochs alike run on the weights alone. The weights' common factor is
+  kept aside (the counts of such logs have 15,000 digits). Reused work is charged as if
+  built again, so the budget meters the same steps.
 
 Counts per cell of the last epoch follow from the states: a pool card is at ``z`` in
 ``a(z) / N`` of the histories behind a state. Requirements: exactly one ``Transfer`` between
@@ -142,27 +147,77 @@ def _factored(states: dict[State, int]) -> tuple[dict[State, int], int]:
 
 
 class _Repeat:
-    """One epoch's checks and transfer as a map on the weights of a fixed list of states
-    (``keys``), for a run of epochs that repeat it exactly (the same constraints but for their
-    epoch, the same transfer, no card pinned) on the same states: each is then a few
-    multiplications per successor, no state built or hashed. ``steps``: what the epoch
-    charged for its transfer, charged again for each epoch the map stands for."""
+    """One epoch's checks and transfer as a map from the weights of a fixed list of states
+    (``keys``) to those of its successors (``out``), for epochs that repeat it exactly (the
+    same constraints but for their epoch, the same transfer, no card pinned) on the same
+    states: each is then a few multiplications per successor, no state built or hashed.
+    ``steps``: what the epoch charged for its transfer, charged again for each epoch the map
+    stands for. The lists are the query's one list per set of states (:class:`_Maps`), so a
+    map applies after another when its ``keys`` is the other's ``out``."""
 
-    def __init__(self, sig: tuple, keys: list[State], edges: list[tuple[int, int, int]], steps: int) -> None:
-        self.sig = sig
+    def __init__(self, keys: list[State], out: list[State], edges: list[tuple[int, int, int]], steps: int) -> None:
         self.keys = keys
-        self.edges = edges  # (from, to, weight), indices into keys
+        self.out = out
+        self.edges = edges  # (from, to, weight): indices into keys and into out
         self.steps = steps
-        self._set = frozenset(keys)
-
-    def covers(self, states: dict[State, int]) -> bool:
-        return len(states) == len(self.keys) and all(state in self._set for state in states)
 
     def apply(self, weights: list[int]) -> list[int]:
-        out = [0] * len(weights)
+        out = [0] * len(self.out)
         for i, j, w in self.edges:
             out[j] += weights[i] * w
         return out
+
+
+class _Maps:
+    """The maps of the epochs seen twice (by the shape of their checks and transfer), and one
+    list per set of states they join: a log repeating one exchange, or a cycle of a few, is
+    worked out state by state for its first epochs only. Cleared when a card is pinned (the
+    groups change); at most :attr:`MAX` maps are kept."""
+
+    MAX = 64
+
+    def __init__(self) -> None:
+        self.maps: dict[tuple, _Repeat] = {}
+        self.seen: set[tuple] = set()
+        self._lists: dict[frozenset[State], list[State]] = {}
+
+    def clear(self) -> None:
+        self.maps.clear()
+        self.seen.clear()
+        self._lists.clear()
+
+    def listed(self, states: list[State]) -> tuple[list[State], dict[State, int]]:
+        """The one list of this set of states, and each state's place in it."""
+        key = frozenset(states)
+        kept = self._lists.get(key)
+        if kept is None:
+            kept = self._lists[key] = list(states)
+        return kept, {state: i for i, state in enumerate(kept)}
+
+    def add(self, sig: tuple, found: _Repeat) -> None:
+        if len(self.maps) >= self.MAX:
+            self.clear()
+        self.maps[sig] = found
+
+    def following(self, sig: tuple, states: dict[State, int]) -> _Repeat | None:
+        """The map recorded for ``sig`` if it starts from exactly these states."""
+        found = self.maps.get(sig)
+        if found is None or len(found.keys) != len(states):
+            return None
+        if self._lists.get(frozenset(states)) is not found.keys:
+            return None
+        return found
+
+
+def _signature(plan: _Plan, e: int, single_of: dict[int, int]) -> tuple:
+    """What epoch ``e``'s checks and transfer do to a state (see :class:`_Repeat`): the shapes
+    of its constraints, its transfer's moves and the groups the next epoch fixes
+    (``single_of``: the group of each pinned card)."""
+    t = plan.transfer[e]
+    assert t is not None
+    fated = tuple(sorted((single_of[c.card], c.loc) for c in plan.by_epoch[e + 1]
+                         if isinstance(c, At) and c.card in single_of))
+    return (plan.shape(e), t.moves, fated)
 
 
 def _factored_weights(weights: list[int]) -> tuple[list[int], int]:
@@ -288,12 +343,11 @@ class ChainSolver(Solver):
         # movers' choices once, not once per epoch, and the steps charged for what is reused
         # are those of building it again, so the budget meters the same work
         reuse = _Reuse()
-        repeat: _Repeat | None = None  # the last epoch's map, while the epochs repeat it
-        last_sig: tuple | None = None
+        maps = _Maps()
         e = 0
         while e < plan.E:
             if e > 0 and plan.pins[e]:
-                repeat = last_sig = None  # the groups change: nothing recorded applies
+                maps.clear()  # the groups change: nothing recorded applies
                 for card in plan.pins[e]:
                     g = plan.pool_of[card]
                     size = len(groups[g])
@@ -312,43 +366,38 @@ class ChainSolver(Solver):
             transfer = plan.transfer[e]
             assert transfer is not None
             single_of = {groups[i][0]: i for i in range(pool_count, len(groups))}
-            fated = {
-                single_of[c.card]: c.loc
-                for c in plan.by_epoch[e + 1]
-                if isinstance(c, At) and c.card in single_of
-            }
-            sig = (plan.shape(e), transfer.moves, tuple(sorted(fated.items())))
-            if repeat is not None and sig == repeat.sig and repeat.covers(states):
-                # the same checks and transfer on the same states: the recorded map, on weights
-                # alone, epoch after epoch while they repeat (the same steps charged)
-                weights = [states[k] for k in repeat.keys]
+            sig = _signature(plan, e, single_of)
+            found = maps.following(sig, states) if sig in maps.maps else None
+            if found is not None:
+                # epochs whose maps are recorded, on the states they start from: weights alone,
+                # epoch after epoch (the same steps charged as when they were built)
+                weights = [states[k] for k in found.keys]
                 while True:
                     self._charge(len(weights))
-                    self._charge(repeat.steps)
-                    weights, factor = _factored_weights(repeat.apply(weights))
+                    self._charge(found.steps)
+                    weights, factor = _factored_weights(found.apply(weights))
                     common *= factor
+                    keys = found.out
                     e += 1
-                    if e >= plan.E - 1 or plan.pins[e]:
+                    if not weights or e >= plan.E - 1 or plan.pins[e]:
                         break
-                    nxt = plan.transfer[e]
-                    assert nxt is not None
-                    fated = {
-                        single_of[c.card]: c.loc
-                        for c in plan.by_epoch[e + 1]
-                        if isinstance(c, At) and c.card in single_of
-                    }
-                    if (plan.shape(e), nxt.moves, tuple(sorted(fated.items()))) != repeat.sig:
+                    nxt = maps.maps.get(_signature(plan, e, single_of))
+                    if nxt is None or nxt.keys is not keys:
                         break
-                states = dict(zip(repeat.keys, weights, strict=True))
-                last_sig = repeat.sig
+                    found = nxt
+                states = dict(zip(keys, weights, strict=True))
+                if not states:
+                    break
                 continue
+            fated = dict(sig[2])
             self._charge(len(states))
-            if sig == last_sig:  # a second epoch alike: record its map for the next ones
-                states, repeat = self._recorded(plan, states, groups, e, reuse, transfer, fated, sig)
+            if sig in maps.seen:  # a second epoch alike: record its map for the next ones
+                states, found = self._recorded(plan, states, groups, e, reuse, transfer, fated, maps)
+                maps.add(sig, found)
             else:
+                maps.seen.add(sig)
                 states = self._filter(plan, states, groups, e, reuse)
                 states = self._move(states, transfer, L, fated, reuse)
-            last_sig = sig
             states, factor = _factored(states)
             common *= factor
             if len(states) > self.limit:
@@ -548,12 +597,12 @@ class ChainSolver(Solver):
 
     def _recorded(
         self, plan: _Plan, states: dict[State, int], groups: list[list[int]], e: int, reuse: _Reuse,
-        transfer: Transfer, fated: dict[int, int], sig: tuple,
-    ) -> tuple[dict[State, int], _Repeat | None]:
-        """Epoch ``e``'s checks and transfer (as :meth:`_filter` then :meth:`_move`, the same
-        successors, weights and steps), and its map from states to successors when the
-        successors are the same states again (then the next epochs alike reuse it)."""
-        keys = list(states)
+        transfer: Transfer, fated: dict[int, int], maps: _Maps,
+    ) -> tuple[dict[State, int], _Repeat]:
+        """Epoch ``e``'s checks and transfer (as :meth:`_filter` then :meth:`_move`: the same
+        successors, weights and steps), and its map from states to successors, for the next
+        epochs alike."""
+        keys, position = maps.listed(list(states))
         kept = self._filter(plan, states, groups, e, reuse)
         by_src: dict[int, list[tuple[int, int]]] = defaultdict(list)
         for s, d, k in transfer.moves:
@@ -563,7 +612,6 @@ class ChainSolver(Solver):
         index: dict[State, int] = {}
         found: list[tuple[int, int, int]] = []  # (input state, successor, weight)
         steps = 0
-        position = {state: i for i, state in enumerate(keys)}
         for state in kept:
             n, successors = self._successors(state, by_src, pairs, fated, reuse.cases)
             steps += n
@@ -575,9 +623,8 @@ class ChainSolver(Solver):
         for i, j, weight in found:
             totals[j] += kept[keys[i]] * weight
         out = dict(zip(ordered, totals, strict=True))
-        if len(ordered) != len(keys) or any(state not in position for state in ordered):
-            return out, None
-        return out, _Repeat(sig, keys, [(i, position[ordered[j]], w) for i, j, w in found], steps)
+        listed, at = maps.listed(ordered)
+        return out, _Repeat(keys, listed, [(i, at[ordered[j]], w) for i, j, w in found], steps)
 
     def _move(
         self, states: dict[State, int], t: Transfer, L: int, fated: dict[int, int], reuse: _Reuse | None = None,
