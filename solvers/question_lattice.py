@@ -30,8 +30,11 @@ import numpy as np
 
 from solvers.exact_dp import Problem
 
-__all__ = ["AVAILABLE", "MAX_STATES", "Lattice", "build", "matrix_gains", "question_matrices"]
+__all__ = ["AVAILABLE", "MAX_STATES", "MEASURES", "Lattice", "build", "matrix_gains", "question_gains", "question_matrices"]
 
+#: what a question's value measures: Shannon entropy, Hartley entropy, or accusation accuracy
+#: (in the kernels' numbering).
+MEASURES = ("shannon", "hartley", "accuracy")
 #: largest lattice (product over classes of class size + 1) the dense arrays may take.
 MAX_STATES = 1 << 19
 #: most class profiles one location may take before the lattice is refused.
@@ -487,41 +490,44 @@ if AVAILABLE:  # pragma: no branch
         return mass, h
 
     @njit(cache=True, nogil=True)
+    def _gain(mat, lg, nresp, width, leak_weight, measure, prior, public):  # type: ignore[no-untyped-def]
+        """Expected information of one question from its answers-by-groups matrix, minus
+        ``leak_weight`` times what who refuted tells everyone (rows: responder position x slot,
+        then nobody). Zero weights are skipped, so padded columns cost a compare."""
+        nans, ncol = mat.shape
+        prior[:ncol] = 0.0
+        for a in range(nans):
+            for c in range(ncol):
+                prior[c] += mat[a, c]
+        total, h0 = _uncertainty(prior[:ncol], lg, measure)
+        if total <= 0.0:
+            return 0.0
+        after = 0.0
+        for a in range(nans):
+            m, h = _uncertainty(mat[a], lg, measure)
+            after += m / total * h
+        gain = max(h0 - after, 0.0)
+        if leak_weight != 0.0:
+            m, h = _uncertainty(mat[nans - 1], lg, measure)
+            seen = m / total * h
+            for r in range(nresp):
+                public[:ncol] = 0.0
+                for j in range(width):
+                    for c in range(ncol):
+                        public[c] += mat[r * width + j, c]
+                m, h = _uncertainty(public[:ncol], lg, measure)
+                seen += m / total * h
+            gain -= leak_weight * max(h0 - seen, 0.0)
+        return gain
+
+    @njit(cache=True, nogil=True)
     def _matrix_gains(mats, lgm, nresp, width, leak_weight, measure, out):  # type: ignore[no-untyped-def]
-        """``out[q]`` = expected information of question q from its answers-by-groups matrix,
-        minus ``leak_weight`` times what who refuted tells everyone (rows: responder position x
-        slot, then nobody). Zero weights are skipped, so padded columns cost a compare."""
+        """``out[q]`` = :func:`_gain` of question q's matrix."""
         nq, nans, ncol = mats.shape
         prior = np.empty(ncol)
         public = np.empty(ncol)
         for qi in range(nq):
-            mat = mats[qi]
-            lg = lgm[qi]
-            prior[:] = 0.0
-            for a in range(nans):
-                for c in range(ncol):
-                    prior[c] += mat[a, c]
-            total, h0 = _uncertainty(prior, lg, measure)
-            if total <= 0.0:
-                out[qi] = 0.0
-                continue
-            after = 0.0
-            for a in range(nans):
-                m, h = _uncertainty(mat[a], lg, measure)
-                after += m / total * h
-            gain = max(h0 - after, 0.0)
-            if leak_weight != 0.0:
-                m, h = _uncertainty(mat[nans - 1], lg, measure)
-                seen = m / total * h
-                for r in range(nresp):
-                    public[:] = 0.0
-                    for j in range(width):
-                        for c in range(ncol):
-                            public[c] += mat[r * width + j, c]
-                    m, h = _uncertainty(public, lg, measure)
-                    seen += m / total * h
-                gain -= leak_weight * max(h0 - seen, 0.0)
-            out[qi] = gain
+            out[qi] = _gain(mats[qi], lgm[qi], nresp, width, leak_weight, measure, prior, public)
 
     @njit(cache=True, nogil=True)
     def _finish(table, inner, exact, room, nk, sptr, scls, ostride, ready):  # type: ignore[no-untyped-def]
@@ -602,91 +608,123 @@ if AVAILABLE:  # pragma: no branch
         return out
 
     @njit(cache=True, nogil=True)
-    def _assemble(tables, qcls, qresp, qpref, xd, size, binom, mu0, nk, kidx, ostride, nresp, mats, lgm):  # type: ignore[no-untyped-def]
-        """Answers-by-groups matrices per question: a group is (target profile, which named
-        free cards are in the target), weighted by its number of card sets. ``qcls[q, j]``: the
-        class of slot j's named card, -1 when it is fixed (``qresp``: the responder position
-        holding it, -1 for none; ``qpref``: the responder prefers showing it). Per question,
-        the table code of every (slots in the target, slots in the hand) pair is made once."""
-        nq, nslot = qcls.shape
-        nans = mats.shape[1]
+    def _assemble_one(tables, qrow, rrow, prow, xd, size, binom, mu0, nk, kidx, ostride, nresp, codes, pools, npool, mat, lg):  # type: ignore[no-untyped-def]
+        """One question's answers-by-groups matrix into ``mat`` (zero on entry; returns its
+        number of columns, their log2 multiplicities into ``lg``): a group is (target profile,
+        which named free cards are in the target), weighted by its number of card sets.
+        ``qrow[j]``: the class of slot j's named card, -1 when it is fixed (``rrow``: the
+        responder position holding it, -1 for none; ``prow``: the responder prefers showing
+        it). The table code of every (slots in the target, slots in the hand) pair is made
+        once; ``codes``, ``pools`` and ``npool`` are scratch."""
+        nslot = qrow.shape[0]
+        nans = mat.shape[0]
         nsub = 1 << nslot
-        codes = np.zeros((nsub, nsub), np.int64)  # [in target, in hand]
-        pools = np.zeros((2, nsub), np.int64)  # [at the first fixed card's responder?, in hand]
-        npool = np.zeros((2, nsub), np.int64)
-        for qi in range(nq):
-            first = nresp
-            free = 0
-            for j in range(nslot):
-                if qcls[qi, j] < 0:
-                    if 0 <= qresp[qi, j] < first:
-                        first = qresp[qi, j]
-                else:
-                    free |= 1 << j
-            fixed_here = 0
-            fixed_pref = 0
-            for j in range(nslot):
-                if qcls[qi, j] < 0 and qresp[qi, j] == first and first < nresp:
-                    fixed_here |= 1 << j
-                    if qpref[qi, j]:
-                        fixed_pref |= 1 << j
-            for om in range(nsub):
-                if om & ~free:
+        first = nresp
+        free = 0
+        for j in range(nslot):
+            if qrow[j] < 0:
+                if 0 <= rrow[j] < first:
+                    first = rrow[j]
+            else:
+                free |= 1 << j
+        fixed_here = 0
+        fixed_pref = 0
+        for j in range(nslot):
+            if qrow[j] < 0 and rrow[j] == first and first < nresp:
+                fixed_here |= 1 << j
+                if prow[j]:
+                    fixed_pref |= 1 << j
+        for om in range(nsub):
+            if om & ~free:
+                continue
+            avail = free & ~om
+            for sa in range(nsub):
+                if sa & ~avail:
                     continue
-                avail = free & ~om
+                code = 0
+                for j in range(nslot):
+                    c = qrow[j]
+                    if (sa >> j) & 1:
+                        code += (1 + kidx[c]) * ostride[j]
+                    elif (avail >> j) & 1:
+                        code += (nk[j] + 1 + kidx[c]) * ostride[j]
+                codes[om, sa] = code
+        for sa in range(nsub):
+            for here in range(2):
+                pool = sa
+                if here:
+                    pool = fixed_pref if fixed_pref else sa | fixed_here
+                pools[here, sa] = pool
+                cnt = 0
+                for j in range(nslot):
+                    cnt += (pool >> j) & 1
+                npool[here, sa] = cnt
+        last = first if first < nresp else nresp - 1
+        ge, gom, gmu, gden = _groups(qrow, xd, size, binom, mu0)
+        ncol = ge.shape[0]
+        for col in range(ncol):
+            lg[col] = np.log2(gmu[col])
+            gmu[col] /= gden[col]
+        for om in range(nsub):
+            if om & ~free:
+                continue
+            mine = np.flatnonzero(gom == om)
+            if mine.shape[0] == 0:
+                continue
+            avail = free & ~om
+            for layer in range(last + 1):
+                here = 1 if layer == first else 0
                 for sa in range(nsub):
                     if sa & ~avail:
                         continue
-                    code = 0
+                    if sa == 0 and not here:
+                        if first == nresp and layer == nresp - 1:
+                            row = tables[layer, codes[om, 0]]
+                            for col in mine:
+                                mat[nans - 1, col] += row[ge[col]] * gmu[col]  # nobody refutes
+                        continue
+                    row = tables[layer, codes[om, sa]]
+                    pool = pools[here, sa]
+                    share = 1.0 / npool[here, sa]
                     for j in range(nslot):
-                        c = qcls[qi, j]
-                        if (sa >> j) & 1:
-                            code += (1 + kidx[c]) * ostride[j]
-                        elif (avail >> j) & 1:
-                            code += (nk[j] + 1 + kidx[c]) * ostride[j]
-                    codes[om, sa] = code
-            for sa in range(nsub):
-                for here in range(2):
-                    pool = sa
-                    if here:
-                        pool = fixed_pref if fixed_pref else sa | fixed_here
-                    pools[here, sa] = pool
-                    cnt = 0
-                    for j in range(nslot):
-                        cnt += (pool >> j) & 1
-                    npool[here, sa] = cnt
-            last = first if first < nresp else nresp - 1
-            ge, gom, gmu, gden = _groups(qcls[qi], xd, size, binom, mu0)
-            ncol = ge.shape[0]
-            for col in range(ncol):
-                lgm[qi, col] = np.log2(gmu[col])
-                gmu[col] /= gden[col]
-            for om in range(nsub):
-                if om & ~free:
-                    continue
-                mine = np.flatnonzero(gom == om)
-                if mine.shape[0] == 0:
-                    continue
-                avail = free & ~om
-                for layer in range(last + 1):
-                    here = 1 if layer == first else 0
-                    for sa in range(nsub):
-                        if sa & ~avail:
-                            continue
-                        if sa == 0 and not here:
-                            if first == nresp and layer == nresp - 1:
-                                row = tables[layer, codes[om, 0]]
-                                for col in mine:
-                                    mats[qi, nans - 1, col] += row[ge[col]] * gmu[col]  # nobody refutes
-                            continue
-                        row = tables[layer, codes[om, sa]]
-                        pool = pools[here, sa]
-                        share = 1.0 / npool[here, sa]
-                        for j in range(nslot):
-                            if (pool >> j) & 1:
-                                ans = layer * nslot + j
-                                for col in mine:
-                                    mats[qi, ans, col] += row[ge[col]] * gmu[col] * share
+                        if (pool >> j) & 1:
+                            ans = layer * nslot + j
+                            for col in mine:
+                                mat[ans, col] += row[ge[col]] * gmu[col] * share
+        return ncol
+
+    @njit(cache=True, nogil=True)
+    def _assemble(tables, qcls, qresp, qpref, xd, size, binom, mu0, nk, kidx, ostride, nresp, mats, lgm):  # type: ignore[no-untyped-def]
+        """Every question's matrix (:func:`_assemble_one`) into ``mats[q]``, ``lgm[q]``."""
+        nsub = 1 << qcls.shape[1]
+        codes = np.zeros((nsub, nsub), np.int64)
+        pools = np.zeros((2, nsub), np.int64)
+        npool = np.zeros((2, nsub), np.int64)
+        for qi in range(qcls.shape[0]):
+            _assemble_one(tables, qcls[qi], qresp[qi], qpref[qi], xd, size, binom, mu0, nk, kidx, ostride, nresp,
+                          codes, pools, npool, mats[qi], lgm[qi])
+
+    @njit(cache=True, nogil=True)
+    def _assemble_gains(tables, qcls, qresp, qpref, xd, size, binom, mu0, nk, kidx, ostride, nresp, leak_weight, measure, out):  # type: ignore[no-untyped-def]
+        """``out[q]`` = :func:`_gain` of question q's matrix, each matrix made in one scratch
+        buffer and scored at once (all of them together are tens of megabytes, most of it
+        zeros: allocating and touching them cost more than scoring)."""
+        nslot = qcls.shape[1]
+        nsub = 1 << nslot
+        codes = np.zeros((nsub, nsub), np.int64)
+        pools = np.zeros((2, nsub), np.int64)
+        npool = np.zeros((2, nsub), np.int64)
+        most = xd.shape[0] << nslot
+        mat = np.zeros((nresp * nslot + 1, most))
+        lg = np.zeros(most)
+        prior = np.empty(most)
+        public = np.empty(most)
+        for qi in range(qcls.shape[0]):
+            ncol = _assemble_one(tables, qcls[qi], qresp[qi], qpref[qi], xd, size, binom, mu0, nk, kidx, ostride, nresp,
+                                 codes, pools, npool, mat, lg)
+            out[qi] = _gain(mat[:, :ncol], lg[:ncol], nresp, nslot, leak_weight, measure, prior, public)
+            mat[:, :ncol] = 0.0
+
 
 def question_matrices(
     q: Problem,
@@ -701,6 +739,49 @@ def question_matrices(
     sets; ``None`` when the lattice does not apply (no numba, constraints across locations,
     questions of mixed length or a card in two slots, a preferred card not fixed, too big).
     ``q`` must be simplified; ``key_of[k]`` is free card k's symmetry signature."""
+    found = _answer_tables(q, loc, questions, responders, pref, key_of)
+    if found is None:
+        return None
+    ready, qcls, qresp, qpref, targets, size, binom, mu0, nk, kidx, ostride, n = found
+    cols = _columns(qcls, targets, size, binom, mu0)
+    mats = np.zeros((len(questions), n * qcls.shape[1] + 1, max(int(cols.max()), 1)))
+    lgm = np.zeros((len(questions), mats.shape[2]))
+    _assemble(ready, qcls, qresp, qpref, targets, size, binom, mu0, nk, kidx, ostride, n, mats, lgm)
+    return mats, lgm
+
+
+def question_gains(
+    q: Problem,
+    loc: int,
+    questions: Sequence[tuple[int, ...]],
+    responders: Sequence[int],
+    pref: Mapping[int, set[int]],
+    key_of: Mapping[int, tuple],
+    leak_weight: float = 0.0,
+    measure: str = "shannon",
+) -> np.ndarray | None:
+    """:func:`matrix_gains` of :func:`question_matrices` without keeping the matrices: each is
+    scored as soon as it is made (``None`` where :func:`question_matrices` is)."""
+    found = _answer_tables(q, loc, questions, responders, pref, key_of)
+    if found is None:
+        return None
+    ready, qcls, qresp, qpref, targets, size, binom, mu0, nk, kidx, ostride, n = found
+    out = np.zeros(len(questions))
+    _assemble_gains(ready, qcls, qresp, qpref, targets, size, binom, mu0, nk, kidx, ostride, n, float(leak_weight),
+                    MEASURES.index(measure), out)
+    return out
+
+
+def _answer_tables(
+    q: Problem,
+    loc: int,
+    questions: Sequence[tuple[int, ...]],
+    responders: Sequence[int],
+    pref: Mapping[int, set[int]],
+    key_of: Mapping[int, tuple],
+) -> tuple | None:
+    """The per-responder answer tables ``ready[layer, code, target]`` and the per-question
+    arrays :func:`_assemble` reads (see :func:`question_matrices`)."""
     if not AVAILABLE or not questions or not responders:
         return None
     width = len(questions[0])
@@ -779,11 +860,7 @@ def question_matrices(
         _layer(forward[i][0], *forward[i + 1][1:], *lat.profiles[r], backward[i + 1][0], lat.targets, *lat.profiles[loc], top,
                size, lat.guard, lat.bias, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, layer, inner)
         _finish(layer, inner, exact, room, nk, sptr, scls, ostride, ready[i])
-    cols = _columns(qcls, lat.targets, size, binom, mu0)
-    mats = np.zeros((len(questions), n * width + 1, max(int(cols.max()), 1)))
-    lgm = np.zeros((len(questions), mats.shape[2]))
-    _assemble(ready, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n, mats, lgm)
-    return mats, lgm
+    return ready, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n
 
 
 
@@ -795,5 +872,5 @@ def matrix_gains(mats: np.ndarray, lgm: np.ndarray, responders: int, leak_weight
     cost more than the DP that fills them."""
     out = np.zeros(mats.shape[0])
     width = (mats.shape[1] - 1) // responders
-    _matrix_gains(mats, lgm, responders, width, float(leak_weight), ("shannon", "hartley", "accuracy").index(measure), out)
+    _matrix_gains(mats, lgm, responders, width, float(leak_weight), MEASURES.index(measure), out)
     return out

@@ -27,7 +27,7 @@ import numpy as np
 
 from deduce.knowledge import KnowledgeBase
 from solvers.exact_dp import DEFAULT_LIMIT, Plan, Problem, problem_from_kb, simplify
-from solvers.question_lattice import matrix_gains, question_matrices
+from solvers.question_lattice import MEASURES, question_gains
 
 __all__ = [
     "MEASURES",
@@ -44,9 +44,6 @@ __all__ = [
     "location_entropy",
     "joint_sets",
 ]
-
-#: what a question's value measures: Shannon entropy, Hartley entropy, or accusation accuracy.
-MEASURES = ("shannon", "hartley", "accuracy")
 
 #: lcm of the numbers of cards a responder may choose among (1, 2, 3): keeps weights integral.
 _SCALE = 6
@@ -409,12 +406,11 @@ def score_questions(
     keys = [key for key in reps if any(prep.free[c] for c in key)]  # the rest: answers known
     done: dict[tuple, float] = {key: 0.0 for key in reps}
     if keys:
-        found = question_matrices(prep.simple, loc, [reps[k] for k in keys], list(responders), prep.pref,
-                                  dict(enumerate(prep.cls)))
-        if found is None:
+        gains = question_gains(prep.simple, loc, [reps[k] for k in keys], list(responders), prep.pref,
+                               dict(enumerate(prep.cls)), leak_weight, measure)
+        if gains is None:
             return _score_by_blocks(prep, loc, responders, limit, leak_weight, measure)
-        mats, lgm = found
-        done.update(zip(keys, matrix_gains(mats, lgm, len(responders), leak_weight, measure).tolist(), strict=True))
+        done.update(zip(keys, gains.tolist(), strict=True))
     return prep.scores(done)
 
 
