@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import contextlib
 import math
+import multiprocessing
+import os
 import signal
+import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import numpy as np
 
@@ -44,6 +47,7 @@ __all__ = [
     "ScriptedPlayer",
     "seeds_for",
     "hard_limit",
+    "AgentExit",
 ]
 
 
@@ -185,6 +189,87 @@ def hard_limit(move_time_limit: float) -> float:
 _REINTERRUPT_SECONDS = 1.0
 
 
+class _CompileClock:
+    """Seconds each thread has spent in numba's compiler (a numba event listener, see
+    :func:`_compile_clock`): compiling a kernel on its first call is not the agent's thinking,
+    and an interrupt landing inside the compiler breaks numba's own state (``SystemError:
+    CPUDispatcher(...) returned a result with an exception set``) instead of stopping the move.
+
+    Counts nested events once (a compile inside a compile, the compiler lock inside both)."""
+
+    def __init__(self) -> None:
+        #: thread id -> [depth, start of the outermost event, seconds of finished ones]
+        self._threads: dict[int, list[float]] = {}
+
+    def on_start(self, event: object) -> None:
+        entry = self._threads.setdefault(threading.get_ident(), [0, 0.0, 0.0])
+        if entry[0] == 0:
+            entry[1] = time.perf_counter()
+        entry[0] += 1
+
+    def on_end(self, event: object) -> None:
+        entry = self._threads.get(threading.get_ident())
+        if entry is None or entry[0] == 0:  # began before the listener was installed
+            return
+        entry[0] -= 1
+        if entry[0] == 0:
+            entry[2] += time.perf_counter() - entry[1]
+
+    def notify(self, event: Any) -> None:
+        if event.is_start:
+            self.on_start(event)
+        elif event.is_end:
+            self.on_end(event)
+
+    def seconds(self) -> float:
+        """This thread's compile seconds so far, the one in progress included."""
+        entry = self._threads.get(threading.get_ident())
+        if entry is None:
+            return 0.0
+        return entry[2] + (time.perf_counter() - entry[1] if entry[0] else 0.0)
+
+    def compiling(self) -> bool:
+        entry = self._threads.get(threading.get_ident())
+        return entry is not None and entry[0] > 0
+
+
+_clock: _CompileClock | None = None
+
+
+def _compile_clock() -> _CompileClock | None:
+    """The process's compile clock, registered with numba the first time it is asked for after
+    numba was imported (by an agent or solver); ``None`` before: play never imports numba."""
+    global _clock
+    if _clock is None:
+        event = sys.modules.get("numba.core.event")
+        if event is None:
+            return None
+        listener = type("_NumbaCompileClock", (_CompileClock, event.Listener), {})()
+        # "numba:compile" is a real compile; the compiler lock also covers a kernel loaded
+        # from numba's cache and the wait for another thread's compile
+        for kind in ("numba:compile", "numba:compiler_lock"):
+            event.register(kind, listener)
+        _clock = listener
+    return _clock
+
+
+def _compile_seconds() -> float:
+    clock = _compile_clock()
+    return 0.0 if clock is None else clock.seconds()
+
+
+def _compiling() -> bool:
+    """Whether this thread is inside numba's compiler (even one entered before the clock was)."""
+    clock = _compile_clock()
+    if clock is not None and clock.compiling():
+        return True
+    lock = sys.modules.get("numba.core.compiler_lock")
+    try:
+        return bool(lock is not None and lock.global_compiler_lock.is_locked())
+    except Exception:  # another numba's internals: the clock alone decides
+        return False
+
+
 @contextlib.contextmanager
 def _interrupt_after(seconds: float | None) -> Iterator[None]:
     """Interrupt a call that hangs (SIGALRM), so one stuck agent cannot stall a tournament.
@@ -192,6 +277,7 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
     Only possible on the main thread of a POSIX process; elsewhere the call is simply timed.
     The alarm repeats, so an agent that catches the interrupt and carries on is interrupted
     again; code stuck inside a C extension that never returns to Python cannot be interrupted.
+    Time in numba's compiler does not count, and an alarm during a compile waits for its end.
     """
     usable = (
         seconds is not None
@@ -201,12 +287,20 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
     if not usable:
         yield
         return
+    assert seconds is not None
+    start, compiled = time.perf_counter(), _compile_seconds()
 
     def _raise(signum: int, frame: object) -> None:
+        if _compiling():
+            return  # the repeating alarm asks again
+        charged = time.perf_counter() - start - (_compile_seconds() - compiled)
+        if charged < seconds:  # compiles took part of the time: re-arm for the rest
+            signal.setitimer(signal.ITIMER_REAL, max(seconds - charged, 1e-3), _REINTERRUPT_SECONDS)
+            return
         raise _MoveInterrupted
 
     previous = signal.signal(signal.SIGALRM, _raise)
-    start = time.monotonic()
+    began = time.monotonic()
     old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds, _REINTERRUPT_SECONDS)
     try:
         yield
@@ -214,7 +308,46 @@ def _interrupt_after(seconds: float | None) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         if old_delay > 0:  # give back a timer the caller had armed, minus the time spent here
-            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - start), 1e-3), old_interval)
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - began), 1e-3), old_interval)
+
+
+class AgentExit(BaseException):
+    """What ``os._exit`` raises while an agent's call runs in this process: its seat forfeits
+    instead of the process (a serial tournament, its results) ending with it."""
+
+    def __init__(self, status: object) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+_real_exit = os._exit
+
+
+@contextlib.contextmanager
+def _exit_guard() -> Iterator[None]:
+    """``os._exit`` raises :class:`AgentExit` during an agent's call on the main thread.
+
+    Left alone in a multiprocessing worker (the processes backend): there the parent charges a
+    dead worker's game to the seat that was moving (a ``crash`` forfeit). Other threads and
+    forked children still exit for real (a forked child's ``os._exit`` is how it ends), and so
+    does anyone once the call returns."""
+    if (threading.current_thread() is not threading.main_thread() or os._exit is not _real_exit
+            or multiprocessing.parent_process() is not None):
+        yield
+        return
+    pid = os.getpid()
+
+    def _exit(status: int) -> NoReturn:
+        if os.getpid() == pid and threading.current_thread() is threading.main_thread():
+            raise AgentExit(status)
+        _real_exit(status)
+
+    os._exit = _exit
+    try:
+        yield
+    finally:
+        if os._exit is _exit:
+            os._exit = _real_exit
 
 
 class _SigintWatch:
@@ -271,6 +404,8 @@ def _describe(exc: BaseException) -> str:
     except Exception:
         text = "<unprintable>"
     name = type(exc).__name__
+    if isinstance(exc, AgentExit):
+        return f"the agent called os._exit({_safe_repr(exc.status)})"
     if isinstance(exc, SystemExit):
         return f"SystemExit: the agent called sys.exit({text})" if text else "SystemExit: the agent called sys.exit()"
     if isinstance(exc, KeyboardInterrupt):
@@ -300,9 +435,10 @@ class GameRun:
     The agents are reset here, when the run is made.
 
     Every call into an agent (``reset``, ``act``, ``observe``) is guarded: whatever it raises
-    (an exception, ``sys.exit``, its own ``KeyboardInterrupt``) or returns (an action that is
+    (an exception, ``sys.exit``, ``os._exit`` on the main thread, its own ``KeyboardInterrupt``) or returns (an action that is
     not a legal action, whose ``==`` raises, a numpy array) forfeits its seat with the reason,
-    and with a time limit a call that hangs is interrupted at :func:`hard_limit`. A real Ctrl-C
+    and with a time limit a call that hangs is interrupted at :func:`hard_limit` (time in numba's
+    compiler is not charged to the agent, nor interrupted: see :class:`_CompileClock`). A real Ctrl-C
     is not an agent's failure: it propagates (see :class:`_SigintWatch`).
     """
 
@@ -368,14 +504,15 @@ class GameRun:
     def _call(self, seat: int, what: str, call: Callable[..., Any], *args: Any) -> Any:
         """``call(*args)`` for ``seat``'s agent; any failure is its forfeit (raises :class:`_Failed`)."""
         before = _SigintWatch.count
-        start = time.perf_counter()
+        start, compiled = time.perf_counter(), _compile_seconds()
         try:
-            if self._interrupt_at is None:
-                return call(*args)
-            with _interrupt_after(self._interrupt_at):
-                return call(*args)
+            with _exit_guard():
+                if self._interrupt_at is None:
+                    return call(*args)
+                with _interrupt_after(self._interrupt_at):
+                    return call(*args)
         except _MoveInterrupted:
-            elapsed = time.perf_counter() - start
+            elapsed = time.perf_counter() - start - (_compile_seconds() - compiled)
             if what == "act":
                 self.spent[seat] += elapsed
                 self.counts[seat] += 1
@@ -391,7 +528,7 @@ class GameRun:
             if self.errors == "raise":
                 raise
             self.forfeit(seat, "exception", _where(what, _describe(exc)), traceback.format_exc())
-        except BaseException as exc:  # sys.exit and the like: still only this agent's failure
+        except BaseException as exc:  # sys.exit, os._exit and the like: still only this agent's failure
             self.forfeit(seat, "exception", _where(what, _describe(exc)), traceback.format_exc())
         raise _Failed
 
@@ -420,12 +557,12 @@ class GameRun:
             except Forfeit as exc:
                 self._forfeited(exc, seat)
                 return None
-        start = time.perf_counter()
+        start, compiled = time.perf_counter(), _compile_seconds()
         try:
             action = self._call(seat, "act", agents[seat].act, obs)
         except _Failed:
             return None
-        elapsed = time.perf_counter() - start
+        elapsed = time.perf_counter() - start - (_compile_seconds() - compiled)  # compiling is not thinking
         self.spent[seat] += elapsed
         self.counts[seat] += 1
         if move_time_limit is not None and elapsed > move_time_limit:
