@@ -119,6 +119,24 @@ def test_the_command_records_the_zoo_and_a_planted_uncatchable_failure_is_counte
     assert "sigkill" in serial.examples[0] and "exit -9" in serial.examples[0]
 
 
+def test_os_exit_on_the_serial_backend_is_a_forfeit_of_that_seat_and_the_run_completes(tmp_path):
+    """Through ``deduce tournament`` in a fresh process (issue 22): the zoo's ``os._exit(1)`` in
+    seat 1 costs game 1 (the one it sits there), exit 0, the other games played."""
+    from deduce.apps.tournament import TournamentResults
+
+    case = rel.ZooCase("checkpoint-charlie", "serial", "os-exit", at=1, seat=1, games=3, seed=0)
+    outcome, _, why = rel.run_zoo_case(case, tmp_path, rel._zoo_env(tmp_path), move_limit=None, timeout=300)
+    assert outcome == "forfeit", why  # exit 0, no traceback, status complete, every game recorded
+    games = TournamentResults.load(tmp_path / "checkpoint-charlie-serial-os-exit-1-0").games
+    forfeits = games[games["forfeit"]]
+    assert forfeits[["game_id", "agent", "seat", "failure", "failure_message"]].values.tolist() == [
+        [1, "zoo", 1, "exception", "the agent called os._exit(1)"]]
+    played = games[games["game_id"] != 1]
+    assert sorted(set(played["game_id"])) == [0, 2] and (played["decisions"] > 0).all()
+    assert rel.judge_zoo(case, 0, "", tmp_path / "checkpoint-charlie-serial-os-exit-1-0",
+                         rel.ZOO["os-exit"])[0] == "failure"  # the processes backend's crash is not this
+
+
 @pytest.mark.slow
 def test_every_zoo_mode_on_both_backends_is_a_recorded_forfeit():
     cases = rel.zoo_cases(1, random.Random(3), games=("checkpoint-charlie", "clue"))
