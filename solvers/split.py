@@ -19,9 +19,10 @@ backend accepts, only slower than ``exact`` on those ``exact`` finds easy.
 
 from __future__ import annotations
 
+import bisect
 from collections import OrderedDict
 from collections.abc import Iterator
-from itertools import permutations
+from itertools import accumulate, permutations
 
 import numpy as np
 
@@ -898,11 +899,7 @@ class _Join:
         rest = int(self.rest[u])
         prof = np.array([[bin(rest & c).count("1") for c in self.end.classes.tolist()]], dtype=np.int64)
         ways = self.end.ways(prof)[0].tolist()
-        r = randbelow(rng, sum(ways))
-        for v, n in enumerate(ways):
-            if r < n:
-                break
-            r -= n
+        v = bisect.bisect_right(list(accumulate(ways)), randbelow(rng, sum(ways)))
         for j, c in enumerate(self.end.classes.tolist()):
             cards = [k for k in range(self.num_cards) if (rest & c) >> k & 1]
             at_y = set(rng.permutation(len(cards))[: int(self.end.vectors[v, j])].tolist())
