@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from deduce.constraints import (
     At,
@@ -50,6 +50,9 @@ from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, Solver
 from solvers.budget import Work
 
+if TYPE_CHECKING:  # CP-SAT is imported where a model is built: it costs ~0.7 s of start-up
+    from ortools.sat.python import cp_model
+
 __all__ = ["EpochSolver", "EpochSampler", "Estimate", "Diagnostics", "Chains", "pruned_model"]
 
 KINDS = EPOCH_KINDS + (CountEver,)
@@ -59,6 +62,8 @@ class _Pruned:
     """CP-SAT model with a variable only for the cells ``possible[e, card, loc]`` allows."""
 
     def __init__(self, kb: KnowledgeBase, possible: np.ndarray) -> None:
+        from ortools.sat.python import cp_model
+
         self.kb = kb
         self.possible = possible
         m = cp_model.CpModel()
@@ -162,6 +167,8 @@ class _Pruned:
         seconds), never in wall time: a wall-clock limit would let machine load decide which
         world comes back, and with it every answer built on it. ``work`` counts the query's
         deterministic time against its budget (:mod:`solvers.budget`)."""
+        from ortools.sat.python import cp_model
+
         m = self.model
         m.ClearAssumptions()
         if assumptions:
