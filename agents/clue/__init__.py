@@ -6,7 +6,8 @@ on the board, movement policies around them (``*-board``, ``deductive-target``, 
 Opponents of other styles (``styles``): ``aggressive-accuser``, ``own-evidence``,
 ``own-card-prober``, ``memory-notebook``; ``racer-watch`` times racer's gambles on each
 opponent's own view (``opponent_model``); ``racer-threat`` lowers racer's gamble floor as the
-closest opponent nears a right accusation (``threat_racer``).
+closest opponent nears a right accusation (``threat_racer``); ``racer-two-step`` chooses its
+question by the best guess's expected chance after it and the best follow-up (``two_step``).
 
 Modules: ``deduction`` (notebook to racer), ``styles`` (the other styles), ``questions`` (exact scoring of suggestions),
 ``lookahead``, ``ismcts``, ``board``.
@@ -27,6 +28,7 @@ AGENTS: dict[str, str] = {
     "racer-watch": "agents.clue.opponent_model:RaceWatchAgent",
     "racer-lap": "agents.clue.race_timing:LapRacerAgent",
     "racer-threat": "agents.clue.threat_racer:ThreatRacerAgent",
+    "racer-two-step": "agents.clue.two_step:TwoStepRacerAgent",
     "notebook-board": "agents.clue.board:NotebookBoardAgent",
     "deductive-board": "agents.clue.board:DeductiveBoardAgent",
     "deductive-target": "agents.clue.board:DeductiveTargetAgent",
