@@ -68,6 +68,8 @@ SPACES: dict[str, tuple[Param, ...]] = {
     "racer": _RACER,
     "racer-lap": (*_RACER, Param("lap", choices=("expected", "mirror"))),
     "racer-threat": (*_RACER, Param("opponent_gamble", 0.3, 0.8), Param("watch_from", 0.05, 0.4)),
+    "racer-two-step": (Param("min_gamble", 0.3, 0.7), Param("leak_weight", 0.0, 1.0), Param("width", 2, 12, 1),
+                       Param("broad", 0, 4, 1)),
 }
 
 #: the other seats of a confirmation table (with the candidate and racer), per player count

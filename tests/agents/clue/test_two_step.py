@@ -93,3 +93,13 @@ def test_bad_parameters_are_refused_naming_them():
     for key, value in (("width", 0), ("broad", -1)):
         with pytest.raises(DeduceError, match=key):
             TwoStepRacerAgent(**{key: value})
+
+
+def test_the_tuning_space_builds_the_agent_with_whole_numbers():
+    from benchmarks.tune_clue import SPACES, token
+    from deduce.apps.tournament import parse_agent
+    from deduce.apps.tournament.worker import build_agent
+
+    assert {p.name for p in SPACES["racer-two-step"]} >= {"width", "broad"}
+    me = build_agent(parse_agent(token("racer-two-step", {"width": 9.0, "broad": 0.0, "leak_weight": 0.3})), "clue")
+    assert isinstance(me, TwoStepRacerAgent) and (me.width, me.broad, me.leak_weight) == (9, 0, 0.3)
