@@ -11,7 +11,8 @@ shows before users see it.
 ``--games`` per table (default 60), ``--players`` (default 2,3,4), ``--expert``, ``--seed``,
 ``--timing-games`` (default 5), ``--no-old`` (skip the old path), ``--old`` (the old path: a backend,
 ``split-branching``, or ``split@REV``: ``solvers/split.py`` at git revision REV), ``--no-games`` (timings only),
-``--hard-states`` (only the hard-state corpus, new against ``--old``).
+``--hard-states`` (only the hard-state corpus, new against ``--old``), ``--slowest N`` (name the N
+slowest updates: view, game seed, turn, seat) and ``--save-slowest DIR`` (keep them as hard states).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from deduce.apps.tournament.stats import wilson
 from deduce.errors import NotSupported
 from deduce.play import RandomPlayer, play_game
 
-__all__ = ["TABLES", "WinRow", "TimingRow", "win_rates", "timings", "main"]
+__all__ = ["TABLES", "WinRow", "TimingRow", "StateTime", "win_rates", "timings", "slowest", "main"]
 
 TABLES: dict[int, list[tuple[str, ...]]] = {
     2: [("guess-chain", "facts"), ("guess-chain", "random"), ("facts", "random"), ("guess-chain", "greedy")],
@@ -117,14 +118,32 @@ def split_at(rev: str) -> solvers.Solver:
     return module.SplitSolver()
 
 
-def timings(players: int, games: int, seed: int, expert: bool, old: bool = True, old_backend: str = "exact") -> list[TimingRow]:
+@dataclass(frozen=True)
+class StateTime:
+    """One timed update: which view it was (``view``: its index in the run, ``game``: the
+    game's seed, the turn and the acting seat), its worlds and each path's seconds (None:
+    refused), so the slowest states can be named and kept."""
+
+    players: int
+    view: int
+    game: int
+    turn: int
+    seat: int
+    worlds: int
+    seconds: dict[str, float | None]
+    kb: Any
+
+
+def timings(players: int, games: int, seed: int, expert: bool, old: bool = True, old_backend: str = "exact",
+            states: list[StateTime] | None = None) -> list[TimingRow]:
     """Time, for the acting player at every step of ``games`` random games (the states an agent
     actually meets, early ones included): building the knowledge base from the observation, and
     a knowledge update = that build plus exact marginals, by the ``split`` backend the solver
     agent uses and (``old``) by the plain ``exact`` counter it used before. Both paths run on
     the same states in the same run; refusals are counted, and the two answers are checked
     equal wherever both answer. ``old_backend="split-branching"``: the old path is ``split``
-    without its count by locations (what it was before issue 27's join)."""
+    without its count by locations (what it was before issue 27's join). ``states``: where
+    each update's :class:`StateTime` is appended."""
     game = deduce.make("mafia-code", num_players=players, expert=expert)
     new = solvers.get("split")
     if old_backend == "split-branching":
@@ -159,6 +178,7 @@ def timings(players: int, games: int, seed: int, expert: bool, old: bool = True,
         built = time.perf_counter() - t
         build.append(built)
         answers = {}
+        took: dict[str, float | None] = {name: None for name, _b in paths}
         # alternate which path goes first (cold caches cost the first one)
         for name, backend in (paths[::-1] if len(build) % 2 else paths):
             t = time.perf_counter()
@@ -166,10 +186,14 @@ def timings(players: int, games: int, seed: int, expert: bool, old: bool = True,
                 answers[name] = backend.tallies(kb)
                 backend.marginals(kb)  # cached tallies: the division an agent pays for
                 times[name].append(built + time.perf_counter() - t)
+                took[name] = times[name][-1]
             except NotSupported:  # TooLarge is a NotSupported
                 refused[name] += 1
         if len(answers) == 2 and answers["split"] != answers["exact"]:
             raise AssertionError(f"split and exact disagree at game {playing[0]}, turn {state.turns}")
+        if states is not None:
+            worlds = next(iter(answers.values())).total if answers else -1
+            states.append(StateTime(players, len(build) - 1, playing[0], state.turns, seat, worlds, took, kb))
 
     for g in range(games):
         playing[0] = seed + g
@@ -214,6 +238,31 @@ def hard_states(old_backend: str) -> list[tuple[str, int, float, float]]:
     return rows
 
 
+def slowest(states: list[StateTime], n: int, old_backend: str, seed: int, save: str | None) -> None:
+    """Print the ``n`` slowest updates by the new path (``save``: also write them, named
+    ``<players>p-bench-s<seed>-v<view>``, as hard-state JSON into that folder)."""
+    from pathlib import Path
+
+    from deduce.cli.bench import save_state
+
+    def ms(x: float | None) -> str:
+        return "refused" if x is None else f"{1000 * x:.0f}"
+
+    ranked = sorted(states, key=lambda st: -(st.seconds.get("split") or float("inf")))[:n]
+    print(f"\nSlowest {len(ranked)} updates (new split; old {old_backend}), benchmark seed {seed}")
+    print("| players | view | game seed | turn | seat | worlds | new ms | old ms |")
+    print("|---|---|---|---|---|---|---|---|")
+    for st in ranked:
+        print(f"| {st.players} | {st.view} | {st.game} | {st.turn} | {st.seat} | {st.worlds} | "
+              f"{ms(st.seconds.get('split'))} | {ms(st.seconds.get('exact'))} |", flush=True)
+        if save is not None:
+            meta = {"config": {"num_players": st.players}, "seed": st.game, "turn": st.turn, "view": st.seat,
+                    "benchmark": f"python -m benchmarks.mafia_code --no-games --players {st.players} --seed {seed}",
+                    "benchmark_view": st.view, "query": "tallies", "seconds": st.seconds.get("split"),
+                    "worlds": st.worlds}
+            save_state(Path(save), f"{st.players}p-bench-s{seed}-v{st.view}", "mafia-code", st.kb, meta)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.mafia_code", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=60, help="games per table")
@@ -226,6 +275,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-games", action="store_true", help="timings only, no win-rate tables")
     parser.add_argument("--old", default="exact",
                         help="the old path: a backend name, split-branching (split without its join) or split@REV (split.py at git revision REV)")
+    parser.add_argument("--slowest", type=int, default=0, metavar="N",
+                        help="also list the N slowest updates (by the new path): view, game seed, turn, seat, worlds")
+    parser.add_argument("--save-slowest", metavar="DIR", default=None,
+                        help="write those N states as hard-state JSON into DIR (e.g. benchmarks/hard_states/mafia-code)")
     parser.add_argument("--hard-states", action="store_true",
                         help="only time the hard-state corpus (spectator views), new against --old")
     args = parser.parse_args(argv)
@@ -242,8 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| players | what | samples | mean ms | p50 ms | p95 ms | max ms | refused |")
     print("|---|---|---|---|---|---|---|---|")
     ratios = []
+    states: list[StateTime] = []
     for n in counts:
-        rows = timings(n, args.timing_games, args.seed, args.expert, old=not args.no_old, old_backend=args.old)
+        rows = timings(n, args.timing_games, args.seed, args.expert, old=not args.no_old, old_backend=args.old,
+                       states=states)
         for r in rows:
             print(f"| {r.players} | {r.what} | {r.samples} | {r.mean_ms:.2f} | {r.p50_ms:.2f} | "
                   f"{r.p95_ms:.2f} | {r.max_ms:.1f} | {r.refused} |", flush=True)
@@ -256,6 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n, new, old in ratios:
             print(f"| {n} | {old.mean_ms / new.mean_ms:.2f} | {old.p50_ms / new.p50_ms:.2f} | "
                   f"{old.p95_ms / new.p95_ms:.2f} | {old.max_ms / new.max_ms:.2f} | {old.refused} -> {new.refused} |")
+    if args.slowest:
+        slowest(states, args.slowest, args.old, args.seed, args.save_slowest)
     if args.no_games:
         return 0
 

@@ -479,6 +479,74 @@ def _pairs(keys: np.ndarray, hs: np.ndarray, must: np.int64, limit: int) -> tupl
 _ENDING_VECTORS = 20_000
 
 
+class _Vectors:
+    """The count vectors ``n`` (``0 <= n_j <= cap[j]`` cards of class ``j``) whose rule sums
+    ``a @ n`` lie within ``[lo, hi]``: first a class-by-class pass over the distinct rule sums
+    alone (dropping sums past a high bound or that can no longer reach a low one; with how many
+    partial vectors reach each), which counts them (``total``) before any is listed, then a
+    backward pass to the sums some completion reaches, so listing keeps no partial vector that
+    no vector extends (the pass over partial vectors themselves held several times the answer
+    and cost a late view's refusal tens of ms)."""
+
+    def __init__(self, cap: np.ndarray, a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+        self.cap = cap
+        self.work = 0
+        self.total = 1 << 62
+        #: per class: the state each (state, count taken) pair moves to (-1: a bound is broken)
+        self.moves: list[np.ndarray] = []
+        if len(hi) and int(np.prod((hi + 1).astype(object))) >= 1 << 62:  # too many fields for one key
+            return
+        place = np.cumprod(np.concatenate([[1], hi + 1]))[: len(hi)].astype(np.int64)
+        room = (a * cap).sum(axis=1)
+        sums = np.zeros((1, len(lo)), dtype=np.int64)
+        ways = np.ones(1, dtype=np.int64)  # at most prod_j (cap_j + 1) <= 2**(cards) vectors
+        for j in range(len(cap)):
+            t = int(cap[j]) + 1
+            took = np.repeat(sums, t, axis=0) + np.tile(np.arange(t, dtype=np.int64), len(sums))[:, None] * a[:, j]
+            room = room - a[:, j] * cap[j]
+            ok = np.all((took <= hi) & (took + room >= lo), axis=1)
+            _k, first, inv = np.unique(took[ok] @ place, return_index=True, return_inverse=True)
+            to = np.full(len(took), -1, dtype=np.int64)
+            to[ok] = inv.reshape(-1)
+            merged = np.zeros(len(first), dtype=np.int64)
+            np.add.at(merged, to[ok], np.repeat(ways, t)[ok])
+            self.moves.append(to.reshape(len(sums), t))
+            sums, ways = took[ok][first], merged
+            self.work += len(took)
+        self.last_states = len(ways)
+        self.total = int(ways.sum()) if len(cap) or np.all((lo <= 0) & (hi >= 0)) else 0
+
+    def listed(self, limit: int) -> np.ndarray | None:
+        """The vectors as rows, in lexicographic order, or None past ``limit`` of them (or where
+        the sums did not fit one key)."""
+        if self.total > limit:
+            return None
+        alive = [np.ones(self.last_states, dtype=bool)] if self.moves else []
+        for to in self.moves[:0:-1]:
+            ok = np.append(alive[-1], False)  # index -1: no move
+            alive.append(ok[to].any(axis=1))
+        alive.reverse()
+        vecs = np.zeros((1 if self.total else 0, 0), dtype=np.int64)
+        at = np.zeros(len(vecs), dtype=np.int64)
+        for j, to in enumerate(self.moves):
+            t = to.shape[1]
+            nxt = np.append(alive[j], False)
+            step = to[at].reshape(-1)
+            keep = nxt[step]
+            vecs = np.concatenate([np.repeat(vecs, t, axis=0), np.tile(np.arange(t, dtype=np.int64), len(vecs))[:, None]], axis=1)[keep]
+            at = step[keep]
+            self.work += len(at)
+        return vecs
+
+
+def _count_vectors(cap: np.ndarray, a: np.ndarray, lo: np.ndarray, hi: np.ndarray, limit: int) -> tuple[np.ndarray | None, int]:
+    """Every count vector of :class:`_Vectors` as rows, and the work it took; None past
+    ``limit`` vectors."""
+    space = _Vectors(cap, a, lo, hi)
+    vecs = space.listed(limit)
+    return vecs, space.work
+
+
 class _Ending:
     """The last two locations of a join counted together: ``y`` (the last one a join would
     enumerate) and ``z`` (which takes what is left). Cards that no rule or candidacy of either
@@ -512,26 +580,11 @@ class _Ending:
         self.hi_z = np.array([r[2] for r in rules[z]], dtype=np.int64)
         lo_y = np.array([r[1] for r in rules[y]], dtype=np.int64)
         hi_y = np.array([r[2] for r in rules[y]], dtype=np.int64)
-        cap = np.where(in_y, size, 0)
-        # y's count vectors, class by class, dropping those past a high bound or short of a low one
-        room = (a_y * cap).sum(axis=1)
-        vecs = np.zeros((1, 0), dtype=np.int64)
-        sums = np.zeros((1, ny), dtype=np.int64)
         self.work = 0
         self.vectors: np.ndarray | None = None
         if bin(open_mask).count("1") > 56:  # n_j C(r_j, n_j) summed must fit an int64
             return
-        for j in range(len(keys)):
-            take = np.arange(cap[j] + 1, dtype=np.int64)
-            vecs = np.concatenate([np.repeat(vecs, len(take), axis=0), np.tile(take, len(vecs))[:, None]], axis=1)
-            sums = np.repeat(sums, len(take), axis=0) + np.tile(take, len(sums))[:, None] * a_y[:, j]
-            room = room - a_y[:, j] * cap[j]
-            ok = np.all((sums <= hi_y) & (sums + room >= lo_y), axis=1)
-            vecs, sums = vecs[ok], sums[ok]
-            self.work += len(vecs)
-            if len(vecs) > _ENDING_VECTORS:
-                return
-        self.vectors = vecs
+        self.vectors, self.work = _count_vectors(np.where(in_y, size, 0), a_y, lo_y, hi_y, _ENDING_VECTORS)
 
     def profiles(self, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(profiles, inv)``: the distinct class counts of ``rest`` (cards left per partial
@@ -689,22 +742,29 @@ class _Join:
         the sample's distinct next deals standing for the layer's. Why: the plan's model treats
         deals as random, but a hand's sets share cards (the crossing counts), and on a
         4-player mid-game view the model's order took 19 million steps where another takes 4."""
-        keys = np.zeros(1, dtype=np.int64)
+        # a prefix's layers depend only on it and the locations after it, so each is estimated
+        # once per join (an order ended by classes is a prefix of the order that is not)
+        memo: dict[tuple[tuple[int, ...], frozenset[int]], tuple[float, float, np.ndarray, bool]] = self.__dict__.setdefault("_prefixes", {})
         later = {self.last} | set(order) | (after or set()) if self.last >= 0 else set()
-        deals, cost = 1.0, 0.0
-        for z in order:
+        cost, deals, keys, stopped = 0.0, 1.0, np.zeros(1, dtype=np.int64), False
+        for i, z in enumerate(order):
             later.discard(z)
-            iu, _ih, inv, new, tests = _pairs(keys, self.sets[z], self._must(q, later), pairs_cap)
-            self.work += tests
-            charge(tests)
-            if tests > pairs_cap:
-                return float("inf"), float("inf")
-            cost += deals * tests / len(keys)
-            new = new[self._alive(new, later)]
-            deals *= len(new) / len(keys)
-            if not len(new) or cost > _MODEL_SLACK * pairs_cap:
-                break
-            keys = new[:: max(1, len(new) // _ORDER_SAMPLE)]
+            key = (tuple(order[: i + 1]), frozenset(later))
+            if key not in memo:
+                if stopped:
+                    memo[key] = (cost, deals, keys, True)
+                else:
+                    iu, _ih, inv, new, tests = _pairs(keys, self.sets[z], self._must(q, later), pairs_cap)
+                    self.work += tests
+                    charge(tests)
+                    if tests > pairs_cap:
+                        memo[key] = (float("inf"), float("inf"), keys, True)
+                    else:
+                        c = cost + deals * tests / len(keys)
+                        new = new[self._alive(new, later)]
+                        d = deals * len(new) / len(keys)
+                        memo[key] = (c, d, new[:: max(1, len(new) // _ORDER_SAMPLE)], not len(new) or c > _MODEL_SLACK * pairs_cap)
+            cost, deals, keys, stopped = memo[key]
         return cost, deals
 
     def _forward(self, q: Problem, pairs_cap: int) -> None:
@@ -794,6 +854,13 @@ class _Join:
         here = f * g[inv].astype(self.dtype)
         for j, c in enumerate(self.end.classes.tolist()):
             at = f * at_y[inv, j].astype(self.dtype)
+            if self.dtype is not object:  # one product per class: a card's partial deals leaving it
+                ks = [k for k in range(self.num_cards) if c >> k & 1]
+                left = (self.rest[:, None] >> np.array(ks, dtype=np.int64)) & 1
+                for k, a, h in zip(ks, (left.T @ at).tolist(), (left.T @ here).tolist(), strict=True):
+                    cells[k][self.end.y] = int(a)
+                    cells[k][self.end.z] = int(h) - int(a)
+                continue
             for k in range(self.num_cards):
                 if c >> k & 1:
                     left = (self.rest >> k) & 1 == 1
@@ -907,11 +974,316 @@ class _Join:
                 w[k] = self.end.y if i in at_y else self.end.z
 
 
+#: most (profile, count vector) pairs the count by classes tests before it gives up (one test:
+#: a comparison per class, in numpy blocks).
+_CLASS_CAP = 1_000_000
+#: most card classes the count by classes takes (past that the hands are mostly single cards,
+#: and the join by sets is the better count).
+_CLASS_MAX = 40
+#: most profiles (prod_j (s_j + 1) over the classes) the count by classes takes: past it the
+#: classes are mostly single cards, its profiles are the join by sets' partial deals, and that
+#: join's compiled walk is the faster count (4-player benchmark views: the early ones have
+#: 0.2-6 million, the late ones 50-100 million).
+_CLASS_SPACE = 1 << 24
+#: count-by-classes refusals a query sees before it stops trying them.
+_CLASS_TRIES = 2
+
+
+def _column_sums(w: np.ndarray, n: np.ndarray) -> list[int]:
+    """``sum_p w[p] * n[p, j]`` per column ``j``, exactly: grouped by the value of ``n[p, j]``, so
+    no partial sum passes what ``w`` sums to (worlds), where a product could pass an int64."""
+    out = []
+    for j in range(n.shape[1]):
+        col = n[:, j]
+        t = 0
+        for c in np.unique(col).tolist():
+            if c:
+                t += int(c) * int(w[col == c].sum())
+        out.append(t)
+    return out
+
+
+class _ClassJoin:
+    """Exact counts by card classes, location by location. Cards that no candidacy or rule tells
+    apart (the same possible locations, in the same counts) form a class; a world is then one
+    count vector per location (cards of each class it holds, meeting its rules; the vectors sum
+    to the class sizes) times prod_j multinomial(s_j; n_1j, n_2j, ...) ways to pick the cards. A
+    DP over locations whose state is the profile of cards dealt so far (cards per class) adds
+    them up; the last location takes what is left, checked against its rules, so it is never
+    listed. Per-card tallies follow by symmetry (every card of a class is at ``z`` in the same
+    number of worlds).
+
+    Why: early Mafia Code views (a few written cells per sheet) have 11-17 classes of 28 open
+    cards, a few dozen count vectors per hand and a few hundred profiles; view 224 of
+    ``benchmarks.mafia_code`` (38 million worlds) takes 1,816 pair tests here where the join by
+    sets and branching took 12 million steps. Late views have mostly single-card classes:
+    there the join by sets (:class:`_Join`) is better, and this refuses (:class:`_NoJoin`) past
+    ``cap`` pair tests, past :data:`_CLASS_MAX` classes, where a constraint spans locations
+    (``NotAll``) or two locations have more than :data:`_ENDING_VECTORS` count vectors."""
+
+    def __init__(self, q: Problem, cap: int = _CLASS_CAP) -> None:
+        if q.notalls or q.num_cards > 62:
+            raise _NoJoin
+        nl = q.num_locations
+        self.num_cards, self.num_locations = q.num_cards, nl
+        self.work = 0
+        self.fixed = [(d.bit_length() - 1) if d & (d - 1) == 0 else -1 for d in q.dom]
+        open_ = [k for k, z in enumerate(self.fixed) if z < 0]
+        rules = [(_mask(cards), z, lo, hi) for cards, z, lo, hi in q.counts]
+        rules += [(_mask(cards), z, 1, len(cards)) for cards, z in q.clauses]
+        sig: dict[tuple[int, ...], list[int]] = {}
+        for k in open_:
+            sig.setdefault((q.dom[k], *(r[0] >> k & 1 for r in rules)), []).append(k)
+        if len(sig) > _CLASS_MAX:
+            raise _NoJoin
+        keys = list(sig)
+        m = len(keys)
+        #: the open cards of each class, and how many
+        self.members = [sig[s] for s in keys]
+        self.size = np.array([len(c) for c in self.members], dtype=np.int64).reshape(m)
+        active = [z for z in range(nl) if any(s[0] >> z & 1 for s in keys)]
+        #: per location: (rule rows over the classes, low bounds, high bounds, classes allowed there)
+        if sum(int(s).bit_length() + 1 for s in self.size.tolist()) > 62:  # a profile must pack in an int64
+            raise _NoJoin
+        if int(np.prod((self.size + 1).astype(object))) > _CLASS_SPACE:  # mostly single cards: the join by sets
+            raise _NoJoin
+        self.bounds: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        spaces: dict[int, _Vectors] = {}
+        for z in active:
+            mine = [i for i, r in enumerate(rules) if r[1] == z]
+            a = np.array([[s[1 + i] for s in keys] for i in mine], dtype=np.int64).reshape(len(mine), m)
+            lo = np.array([rules[i][2] for i in mine], dtype=np.int64)
+            hi = np.array([rules[i][3] for i in mine], dtype=np.int64)
+            allowed = np.array([s[0] >> z & 1 for s in keys], dtype=bool).reshape(m)
+            self.bounds[z] = (a, lo, hi, allowed)
+            spaces[z] = _Vectors(np.where(allowed, self.size, 0), a, lo, hi)
+            self.work += spaces[z].work
+            charge(spaces[z].work)
+        counted = {z: sp.total for z, sp in spaces.items()}
+        # the last location takes the cards left: the one with the most count vectors (never listed)
+        self.last = max(active, key=lambda z: (counted[z], z), default=-1)
+        #: the locations dealt by count vectors, fewest vectors first
+        self.walk = sorted((z for z in active if z != self.last), key=lambda z: (counted[z], z))
+        if len(self.walk) > 1 and counted[self.walk[0]] * counted[self.walk[1]] > cap:  # the first pair tests alone
+            raise _NoJoin
+        self.vectors: dict[int, np.ndarray] = {}
+        for z in self.walk:
+            before = spaces[z].work
+            vecs = spaces[z].listed(_ENDING_VECTORS)
+            self.work += spaces[z].work - before
+            charge(spaces[z].work - before)
+            if vecs is None:
+                raise _NoJoin
+            self.vectors[z] = vecs
+        bound = 1
+        for k in open_:
+            bound *= bin(q.dom[k]).count("1")
+        self.dtype: type = np.int64 if bound < 1 << 62 else object
+        self._back: list[np.ndarray] | None = None
+        self._tallies: list[list[int]] | None = None
+        self._starts: list[np.ndarray] | None = None
+        self._forward(cap)
+
+    def _alive(self, prof: np.ndarray, later: list[int]) -> np.ndarray:
+        """Which profiles (cards dealt per class) the locations in ``later`` can complete: each
+        class no later location may take is dealt, and each rule there can still be met."""
+        rest = self.size - prof
+        somewhere = np.zeros(len(self.size), dtype=bool)
+        for y in later:
+            somewhere |= self.bounds[y][3]
+        alive = np.all((rest == 0) | somewhere, axis=1)
+        for y in later:
+            a, lo, _hi, _allowed = self.bounds[y]
+            if len(lo):
+                alive &= np.all(rest @ a.T >= lo, axis=1)
+        return alive
+
+    def _forward(self, cap: int) -> None:
+        # a profile packed in one int64: class j's count in a field of bit_length(s_j) bits and a
+        # guard bit above it; adding ``over`` (2**bits - 1 - s_j per field) sets the guard of
+        # each field past its class size, so one addition tests every class at once
+        m = len(self.size)
+        width = [int(s).bit_length() + 1 for s in self.size.tolist()]
+        offset = [0, *accumulate(width)]
+        place = np.array([1 << b for b in offset[:-1]], dtype=np.int64)
+        over = np.int64(sum(((1 << (w - 1)) - 1 - s) << b for w, s, b in zip(width, self.size.tolist(), offset, strict=False)))
+        guard = np.int64(sum(1 << (b + w - 1) for w, b in zip(width, offset, strict=False)))
+        many = self.size > 1
+        prof = np.zeros((1, m), dtype=np.int64)
+        f = np.ones(1, dtype=self.dtype)
+        self.layers: list[tuple[np.ndarray, np.ndarray]] = [(prof, f)]
+        #: per listed location: (profile index, vector index, new profile index, ways to pick the cards)
+        self.pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        tested = 0
+        for i, z in enumerate(self.walk):
+            v = self.vectors[z]
+            tests = len(prof) * len(v)
+            tested += tests
+            if tested > cap:
+                raise _NoJoin
+            self.work += tests
+            charge(tests)
+            # profile + vector fits the class sizes iff no field's guard bit is set
+            pk, vk = prof @ place, v @ place + over
+            ius, ivs = [], []
+            step = max(1, _BLOCK // max(1, len(v)))
+            for a in range(0, len(prof), step):
+                iu, iv = np.nonzero(((pk[a : a + step, None] + vk[None, :]) & guard) == 0)
+                ius.append(iu + a)
+                ivs.append(iv)
+            iu, iv = np.concatenate(ius), np.concatenate(ivs)
+            _k, first, inv = np.unique(pk[iu] + vk[iv] - over, return_index=True, return_inverse=True)
+            inv = inv.reshape(-1)
+            new = prof[iu[first]] + v[iv[first]]
+            alive = self._alive(new, self.walk[i + 1 :] + ([self.last] if self.last >= 0 else []))
+            if i + 1 < len(self.walk) and tested + int(alive.sum()) * len(self.vectors[self.walk[i + 1]]) > cap:
+                raise _NoJoin  # the next layer's tests, before this one's ways are worked out
+            if not alive.all():
+                renum = np.cumsum(alive) - 1
+                keep = alive[inv]
+                iu, iv, inv = iu[keep], iv[keep], renum[inv[keep]]
+                new = new[alive]
+            # ways to pick the cards: C(cards of class j left, n_j) over the classes of two or
+            # more cards (a single card's is 1 wherever the pair fits)
+            coef = np.prod(_BINOM[(self.size - prof[iu])[:, many], v[iv][:, many]], axis=1).reshape(len(iu))
+            if self.dtype is object:
+                coef = coef.astype(object)
+            nf = np.zeros(len(new), dtype=self.dtype)
+            np.add.at(nf, inv, f[iu] * coef)
+            self.pairs.append((iu, iv, inv, coef))
+            prof, f = new, nf
+            self.layers.append((prof, f))
+        rest = self.size - prof
+        if self.last < 0:
+            valid = np.all(rest == 0, axis=1)
+        else:
+            a, lo, hi, allowed = self.bounds[self.last]
+            valid = np.all((rest == 0) | allowed, axis=1)
+            if len(lo):
+                sums = rest @ a.T
+                valid &= np.all((sums >= lo) & (sums <= hi), axis=1)
+        self.rest = rest
+        self.valid = np.asarray(valid).astype(np.int64).astype(self.dtype)
+        self.total = int((f * self.valid).sum()) if len(f) else 0
+
+    def _backward(self) -> list[np.ndarray]:
+        """``back[i][u]``: the ways to deal the locations from ``walk[i]`` on, given layer ``i``'s
+        profile ``u``."""
+        if self._back is None:
+            back = [self.valid]
+            for (prof, _f), (iu, _iv, inv, coef) in zip(self.layers[-2::-1], self.pairs[::-1], strict=True):
+                b = np.zeros(len(prof), dtype=self.dtype)
+                np.add.at(b, iu, coef * back[-1][inv])
+                back.append(b)
+            self._back = back[::-1]
+        return self._back
+
+    def _by_vector(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per location: ``(loc, count vectors, worlds with each vector there)`` (a vector may
+        repeat, on pairs of different profiles)."""
+        back = self._backward()
+        out = []
+        for i, z in enumerate(self.walk):
+            iu, iv, inv, coef = self.pairs[i]
+            out.append((z, self.vectors[z][iv], self.layers[i][1][iu] * coef * back[i + 1][inv]))
+        if self.last >= 0:
+            out.append((self.last, self.rest, self.layers[-1][1] * self.valid))
+        return out
+
+    def tallies(self) -> list[list[int]]:
+        """``cells[card][loc]``: how many worlds put ``card`` at ``loc``."""
+        if self._tallies is not None:
+            return self._tallies
+        cells = [[0] * self.num_locations for _ in range(self.num_cards)]
+        if self.total:
+            for k, z in enumerate(self.fixed):
+                if z >= 0:
+                    cells[k][z] = self.total
+            for z, vecs, w in self._by_vector():
+                for j, t in enumerate(_column_sums(w, vecs)):
+                    per, left = divmod(t, int(self.size[j]))
+                    assert left == 0, "the cards of a class are interchangeable"
+                    for k in self.members[j]:
+                        cells[k][z] = per
+        self._tallies = cells
+        return cells
+
+    def solution_counts(self, loc: int) -> dict[tuple[int, ...], int]:
+        """Worlds per set of cards at ``loc`` (its fixed cards included): each count vector's
+        worlds split evenly over the sets with that many cards of each class."""
+        from itertools import combinations, product
+        from math import comb
+
+        if not self.total:
+            return {}
+        fixed = [k for k, z in enumerate(self.fixed) if z == loc]
+        ways: dict[tuple[int, ...], int] = {}
+        for z, vecs, w in self._by_vector():
+            if z == loc:
+                for n, x in zip(vecs.tolist(), w.tolist(), strict=True):
+                    if x:
+                        ways[tuple(n)] = ways.get(tuple(n), 0) + int(x)
+        if not ways:
+            return {tuple(fixed): self.total}
+        out: dict[tuple[int, ...], int] = {}
+        for n, x in ways.items():
+            sets = 1
+            for j, c in enumerate(n):
+                sets *= comb(len(self.members[j]), c)
+            charge(sets)
+            per = x // sets
+            for parts in product(*(combinations(self.members[j], c) for j, c in enumerate(n))):
+                out[tuple(sorted(fixed + [k for part in parts for k in part]))] = per
+        return out
+
+    def sample(self, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """``n`` exactly uniform worlds: each location's count vector drawn in order with
+        probability proportional to the ways to deal the rest, then each class's cards shuffled
+        and dealt out in those numbers."""
+        if not self.total or n <= 0:
+            return []
+        back = self._backward()
+        if self._starts is None:
+            self._starts = [np.argsort(iu, kind="stable") for iu, _iv, _inv, _c in self.pairs]
+        out = []
+        for _ in range(n):
+            w = np.array(self.fixed, dtype=np.int64)
+            u = 0
+            dealt = []
+            for i, z in enumerate(self.walk):
+                iu, iv, inv, coef = self.pairs[i]
+                by = self._starts[i]
+                lo, hi = np.searchsorted(iu[by], [u, u + 1])
+                r = randbelow(rng, int(back[i][u]))
+                for j in by[lo:hi].tolist():
+                    b = int(coef[j]) * int(back[i + 1][inv[j]])
+                    if r < b:
+                        break
+                    r -= b
+                dealt.append((z, self.vectors[z][iv[j]].tolist()))
+                u = int(inv[j])
+            for j, cards in enumerate(self.members):
+                order = [cards[int(x)] for x in rng.permutation(len(cards))]
+                at = 0
+                for z, vec in dealt:
+                    for k in order[at : at + vec[j]]:
+                        w[k] = z
+                    at += vec[j]
+                for k in order[at:]:
+                    w[k] = self.last
+            out.append(w)
+        return out
+
+
 class SplitSolver(Solver):
     """Exact totals and per-cell tallies by branching on card locations until each branch's DP
     is narrow (``max_bits``) and cheap (``branch_limit`` transitions), then summing.
 
-    A branch too wide for the kernels (or too big for its DP budget) is first counted by
+    Every branch is first offered to the count by card classes (``classes``,
+    :class:`_ClassJoin`: count vectors per location over cards no rule tells apart), which
+    answers early Mafia Code views (few written cells, a dozen classes) in a few thousand pair
+    tests; it refuses late views (mostly single-card classes) within :data:`_CLASS_CAP` tests,
+    at most :data:`_CLASS_TRIES` times per query. A branch too wide for the kernels (or too big for its DP budget) is first counted by
     locations (``join``, :class:`_Join`: each location's possible sets, joined), which answers
     late Mafia Code views with crossing counts 20-60x faster than branching; where that plan
     is too big (early views: tens of thousands of sets per hand), branching goes on. Before
@@ -934,6 +1306,7 @@ class SplitSolver(Solver):
         cache_size: int = 128,
         wide_budget: int = 50_000,
         join: bool = True,
+        classes: bool = True,
     ) -> None:
         if branch_limit < 1 or limit < 1 or max_bits < 1:
             raise ValueError(
@@ -947,6 +1320,7 @@ class SplitSolver(Solver):
         self.cache_size = int(cache_size)
         self.wide_budget = int(wide_budget)
         self.join = bool(join)
+        self.classes = bool(classes)
         self._cache: OrderedDict[tuple, Tally] = OrderedDict()
         #: branches counted by a DP, branches split further and DP transitions spent, in the
         #: last uncached query.
@@ -956,13 +1330,16 @@ class SplitSolver(Solver):
         #: branches counted by locations (:class:`_Join`) in the last uncached query.
         self.joins = 0
         self._refused = 0
+        #: branches counted by card classes (:class:`_ClassJoin`) in the last uncached query.
+        self.classed = 0
+        self._class_refused = 0
 
     # -- the branching ----------------------------------------------------------------------
     def _branches(self, kb: KnowledgeBase) -> Iterator[tuple[Problem, Plan]]:
         """``(problem, plan)`` of branches that partition the worlds of ``kb`` (depth first;
         inconsistent branches are left out)."""
         self.check_supported(kb)
-        self.leaves = self.splits = self.work = self.joins = self._refused = 0
+        self.leaves = self.splits = self.work = self.joins = self._refused = self.classed = self._class_refused = 0
         stack = [problem_from_kb(kb)]
         root = True
         while stack:
@@ -976,6 +1353,13 @@ class SplitSolver(Solver):
                 raise TooLarge(
                     f"split: more than {self.limit} DP transitions and branch steps needed; raise SplitSolver(limit=...)"
                 )
+            if self.classes and self._class_refused < _CLASS_TRIES:
+                by_classes = self._by_classes(q)
+                if by_classes is not None:
+                    root = False
+                    if by_classes.total:
+                        yield q, by_classes
+                    continue
             wide = _min_bits(q) > self.max_bits
             plan = self._join(q) if wide and self.join else None  # the class DP is sure to be too wide
             if plan is not None:
@@ -1021,6 +1405,19 @@ class SplitSolver(Solver):
         self.work += join.work
         self.joins += 1
         return join
+
+    def _by_classes(self, q: Problem) -> _ClassJoin | None:
+        """Branch ``q`` counted by card classes (:class:`_ClassJoin`), or None where that does not
+        apply or would pass its cap or what is left of the limit (its work is counted either way)."""
+        try:
+            plan = _ClassJoin(q, cap=min(_CLASS_CAP, self.limit - self.work))
+        except _NoJoin:
+            self.work += BRANCH_STEPS
+            self._class_refused += 1
+            return None
+        self.work += plan.work
+        self.classed += 1
+        return plan
 
     def _attempt(self, q: Problem, budget: int, max_bits: int) -> Plan | None:
         """The DP of branch ``q`` within ``budget`` transitions and ``max_bits`` state bits, or
@@ -1068,7 +1465,7 @@ class SplitSolver(Solver):
         z = kb.loc(loc) if isinstance(loc, str) else int(loc)
         out: dict[tuple[int, ...], int] = {}
         for q, plan in self._branches(kb):
-            found = plan.solution_counts(z) if isinstance(plan, _Join) else solution_counts(q, z, self.limit)
+            found = plan.solution_counts(z) if isinstance(plan, (_Join, _ClassJoin)) else solution_counts(q, z, self.limit)
             for cards, n in found.items():
                 out[cards] = out.get(cards, 0) + n
         return out
