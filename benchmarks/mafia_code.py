@@ -245,7 +245,10 @@ def slowest(states: list[StateTime], n: int, old_backend: str, seed: int, save: 
 
     from deduce.cli.bench import save_state
 
-    def ms(x: float | None) -> str:
+    def ms(st: StateTime, path: str) -> str:
+        if path not in st.seconds:
+            return "-"
+        x = st.seconds[path]
         return "refused" if x is None else f"{1000 * x:.0f}"
 
     ranked = sorted(states, key=lambda st: -(st.seconds.get("split") or float("inf")))[:n]
@@ -254,7 +257,7 @@ def slowest(states: list[StateTime], n: int, old_backend: str, seed: int, save: 
     print("|---|---|---|---|---|---|---|---|")
     for st in ranked:
         print(f"| {st.players} | {st.view} | {st.game} | {st.turn} | {st.seat} | {st.worlds} | "
-              f"{ms(st.seconds.get('split'))} | {ms(st.seconds.get('exact'))} |", flush=True)
+              f"{ms(st, 'split')} | {ms(st, 'exact')} |", flush=True)
         if save is not None:
             meta = {"config": {"num_players": st.players}, "seed": st.game, "turn": st.turn, "view": st.seat,
                     "benchmark": f"python -m benchmarks.mafia_code --no-games --players {st.players} --seed {seed}",
