@@ -52,16 +52,16 @@ def answered_knowledge(kb: KnowledgeBase, cards: Sequence[int], responders: Sequ
 
 def two_step_values(kb: KnowledgeBase, questions: Sequence[tuple[int, ...]], follow_ups: Mapping[tuple[int, ...],
                     Sequence[tuple[int, ...]]], responders: Sequence[int], shown: Mapping[int, set[int]],
-                    limit: int) -> dict[tuple[int, ...], float]:
-    """Per question, the exact expected chance that the most likely envelope is right after it
-    and then the best of ``follow_ups[question]`` (answered in turn)."""
+                    limit: int) -> dict[tuple[int, ...], tuple[float, float]]:
+    """Per question, the exact expected chance that the most likely envelope is right after it,
+    and after it and then the best of ``follow_ups[question]`` (answered in turn)."""
     from agents.clue.questions import outcomes, score_questions
 
     env = kb.loc(ENVELOPE)
-    out: dict[tuple[int, ...], float] = {}
+    out: dict[tuple[int, ...], tuple[float, float]] = {}
     for q in questions:
         o = outcomes(kb, env, q, responders, shown, limit)
-        value = 0.0
+        one = two = 0.0
         for answer, w in o.weights.items():
             mass = sum(w.values())
             if not mass:
@@ -75,8 +75,9 @@ def two_step_values(kb: KnowledgeBase, questions: Sequence[tuple[int, ...]], fol
                     pref.setdefault(answer[0], set()).add(answer[1])
                 gains = score_questions(after, env, follow_ups[q], responders, pref, limit, 0.0, "accuracy")
                 nxt = max(gains.values())
-            value += mass / o.total * min(1.0, top + nxt)
-        out[q] = value
+            one += mass / o.total * top
+            two += mass / o.total * min(1.0, top + nxt)
+        out[q] = (one, two)
     return out
 
 
@@ -86,14 +87,17 @@ class TwoStepRacerAgent(RacerAgent):
 
     name = "racer-two-step"
 
-    def __init__(self, width: int = 6, broad: int = 2, **params: Any) -> None:
+    def __init__(self, width: int = 6, broad: int = 2, follow_weight: float = 1.0, **params: Any) -> None:
         from deduce.errors import InvalidConfig
 
         if int(width) < 1:
             raise InvalidConfig("width", width, "at least one question planned")
         if int(broad) < 0:
             raise InvalidConfig("broad", broad, "a number of questions, at least 0")
-        super().__init__(width=width, broad=broad, **params)
+        if not 0.0 <= float(follow_weight) <= 1.0:
+            raise InvalidConfig("follow_weight", follow_weight, "a weight in [0, 1]")
+        super().__init__(width=width, broad=broad, follow_weight=follow_weight, **params)
+        self.follow_weight = float(follow_weight)
         self.width = int(width)
         self.broad = int(broad)
         self.plans: list[tuple[int, int, float, float]] = []
@@ -116,7 +120,6 @@ class TwoStepRacerAgent(RacerAgent):
         env = kb.loc(ENVELOPE)
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         racer = score_questions(kb, env, options, responders, shown, self.limit, self.leak_weight, self.measure)
-        plain = score_questions(kb, env, options, responders, shown, self.limit, 0.0, self.measure)
         broad = score_questions(kb, env, options, responders, shown, self.limit, 0.0, "shannon") if self.broad else {}
         jitter = self.rng.random(len(options))
         order = sorted(range(len(options)), key=lambda i: (-racer[options[i]], jitter[i]))
@@ -139,11 +142,17 @@ class TwoStepRacerAgent(RacerAgent):
         take(order, self.width)
         if broad:
             take(sorted(range(len(options)), key=lambda i: (-broad[options[i]], jitter[i])), self.broad)
+        # the follow-up term is at most follow_weight: questions further below racer's best cannot win
+        best = racer[picked[0]]
+        picked = [q for q in picked if racer[q] >= best - self.follow_weight - 1e-12]
+        if len(picked) == 1:
+            self.plans.append((obs.turn, 1, float("nan"), float("nan")))
+            return Suggest(picked[0])  # type: ignore[arg-type]
         every = list(self.game.triples())  # type: ignore[union-attr]
         barred = self.game.config.no_repeat_room and self.game.board is None  # type: ignore[union-attr]
         follow = {q: [t for t in every if not barred or t[2] != q[2]] for q in picked}
-        two = two_step_values(kb, picked, follow, responders, shown, self.limit)
-        value = {q: two[q] + racer[q] - plain[q] for q in picked}
+        values = two_step_values(kb, picked, follow, responders, shown, self.limit)
+        value = {q: racer[q] + self.follow_weight * (values[q][1] - values[q][0]) for q in picked}
         choice = max(picked, key=lambda q: value[q])  # ties: racer's order (picked is in it)
-        self.plans.append((obs.turn, len(picked), two[choice], two[picked[0]]))
+        self.plans.append((obs.turn, len(picked), values[choice][1], values[picked[0]][1]))
         return Suggest(choice)  # type: ignore[arg-type]

@@ -41,11 +41,13 @@ def test_one_step_value_is_the_best_guess_plus_racers_accuracy_gain():
 
     counts = _envelope_counts(kb, 10**6)
     p = max(counts.values()) / sum(counts.values())
-    one = two_step_values(kb, options, {q: [] for q in options}, responders, shown, 10**6)
+    alone = two_step_values(kb, options, {q: [] for q in options}, responders, shown, 10**6)
     for q in options:
-        assert one[q] == pytest.approx(p + gains[q], abs=1e-9)
-    two = two_step_values(kb, options[:5], {q: options for q in options[:5]}, responders, shown, 10**6)
-    assert all(two[q] >= one[q] - 1e-9 for q in options[:5]) and any(two[q] > one[q] + 0.01 for q in options[:5])
+        assert alone[q][0] == alone[q][1] == pytest.approx(p + gains[q], abs=1e-9)
+    both = two_step_values(kb, options[:5], {q: options for q in options[:5]}, responders, shown, 10**6)
+    assert all(both[q][0] == pytest.approx(alone[q][0]) for q in options[:5])
+    assert all(both[q][1] >= both[q][0] - 1e-9 for q in options[:5])
+    assert any(both[q][1] > both[q][0] + 0.01 for q in options[:5])
 
 
 def test_an_answer_is_added_as_its_passes_and_its_card():
@@ -75,10 +77,20 @@ def test_prefers_a_lower_one_step_question_that_sets_up_the_next_turn():
     assert racer[choice] < top - 0.01  # racer would never ask it
     every = list(game.triples())
     follow = {q: [t for t in every if t[2] != q[2]] for q in [choice, *racers_picks]}
-    two = two_step_values(kb, [choice, *racers_picks], follow, responders, shown, 10**6)
+    two = {q: v[1] for q, v in two_step_values(kb, [choice, *racers_picks], follow, responders, shown, 10**6).items()}
     assert all(two[choice] > two[q] + 0.01 for q in racers_picks)
     (turn, planned, chosen_value, racers_value) = me.plans[-1]
     assert planned >= 2 and chosen_value == pytest.approx(two[choice])
+
+
+def test_a_small_follow_weight_keeps_racers_best_questions():
+    game, _, obs = position()
+    kb, options, responders, shown = scored(game, obs)
+    racer = score_questions(kb, kb.loc(ENVELOPE), options, responders, shown, 10**6, 0.5, "accuracy")
+    top = max(racer.values())
+    me = TwoStepRacerAgent(follow_weight=0.02)
+    me.reset(game, 0, seed=0)
+    assert racer[me.suggest(obs).cards] >= top - 0.02  # the follow-up only breaks near-ties
 
 
 def test_plays_legal_games_and_is_registered():
@@ -90,7 +102,7 @@ def test_plays_legal_games_and_is_registered():
 
 
 def test_bad_parameters_are_refused_naming_them():
-    for key, value in (("width", 0), ("broad", -1)):
+    for key, value in (("width", 0), ("broad", -1), ("follow_weight", 1.5)):
         with pytest.raises(DeduceError, match=key):
             TwoStepRacerAgent(**{key: value})
 
