@@ -133,18 +133,58 @@ def load_log(source: LogSource, check: Checker | None = None) -> KnowledgeBase:
     raw_events = data.get("events", [])
     if not game_info(game.name).incremental:  # knowledge from the whole history: check growing prefixes
         return _checked_prefixes(game, obs, raw_events, check)
-    kb = game.knowledge(_without_events(obs), check=False)
+    base = game.knowledge(_without_events(obs), check=False)
+    check = check or base.checker
     start = len(obs.events) - len(_covered(game, obs))
+    kb = base.copy()
+    added: list[list[Any]] = []  # each event's constraints, as the knowledge base stood before it
     for i, event in enumerate(obs.events[start:], start):
+        new = list(game.event_constraints(kb, event))
+        added.append(new)
+        _extend(kb, new, i, event, raw_events, check, cheap=True)
+    if not check or check.consistent(kb):
+        return kb
+    # Events only add constraints, so a prefix with no world stays without one: the first event
+    # whose prefix has none is found by bisection, with one solver check per step, not one per
+    # event (a check of an early prefix can cost far more than the whole log's: fewer facts,
+    # more worlds to rule out).
+
+    def prefix(n: int) -> KnowledgeBase:
+        out = base.copy()
+        for j, new in enumerate(added[:n]):
+            out.extend(new, source=f"event {start + j}", check=False)
+        return out
+
+    lo, hi = 0, len(added)  # prefix lo fits (the view alone is trusted); prefix hi does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if check.consistent(prefix(mid)):
+            lo = mid
+        else:
+            hi = mid
+    i = start + hi - 1
+    _extend(prefix(hi - 1), added[hi - 1], i, obs.events[i], raw_events, check)
+    raise LogError(f"event {i} ({_event_text(raw_events, i)}) contradicts the events before it", i, obs.events[i])
+
+
+def _extend(kb: KnowledgeBase, new: list, i: int, event: Any, raw_events: list, check: Any,
+            cheap: bool = False) -> None:
+    """``kb`` with event ``i``'s constraints ``new``; a contradiction is the log's error, naming
+    the event and the earlier ones it contradicts (found with ``check``'s cores). ``cheap``:
+    only propagation decides whether there is one."""
+    try:
         try:
-            kb.extend(game.event_constraints(kb, event), source=f"event {i}", check=check if check else None)
-        except Contradiction as exc:
-            earlier = sorted({s for s in exc.sources if s and s.startswith("event ")}, key=_event_number)
-            against = ", ".join(earlier) if earlier else "the events before it"
-            raise LogError(
-                f"event {i} ({_event_text(raw_events, i)}) contradicts {against}: {exc.reason}", i, event
-            ) from None
-    return kb
+            kb.extend(new, source=f"event {i}", check=True if cheap else check)
+        except Contradiction:
+            if not cheap or not check:
+                raise
+            kb.extend(new, source=f"event {i}", check=check)  # again, for the events it names
+    except Contradiction as exc:
+        earlier = sorted({s for s in exc.sources if s and s.startswith("event ")}, key=_event_number)
+        against = ", ".join(earlier) if earlier else "the events before it"
+        raise LogError(
+            f"event {i} ({_event_text(raw_events, i)}) contradicts {against}: {exc.reason}", i, event
+        ) from None
 
 
 def view_knowledge(game: Game, obs: Observation) -> KnowledgeBase:

@@ -30,7 +30,7 @@ from typing import Any
 
 from deduce.errors import TooLarge
 
-__all__ = ["DEFAULT_BUDGET", "STEPS_PER_DT", "BRANCH_STEPS", "CHECK_STEPS", "Work", "Meter", "metered", "active", "charge", "refusal"]
+__all__ = ["DEFAULT_BUDGET", "STEPS_PER_DT", "BRANCH_STEPS", "CHECK_STEPS", "Work", "Meter", "metered", "allowance", "active", "charge", "refusal"]
 
 #: the default of ``deduce solve --budget``: about 10 s of counting on an idle 2-core machine.
 DEFAULT_BUDGET = 20_000_000
@@ -77,7 +77,7 @@ class Work:
         self.left -= used
         meter = active()
         if meter is not None:
-            meter.used += int(used * STEPS_PER_DT)
+            meter.add(int(used * STEPS_PER_DT))
         done = finished if finished is not None else (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
         if status not in done:
             raise self.refused()
@@ -85,31 +85,51 @@ class Work:
     def refused(self) -> TooLarge:
         meter = active()
         if meter is not None and meter.left <= self.left * STEPS_PER_DT:
+            meter.refused()  # the meter, not the query's own limit, stopped it
             return TooLarge(f"{self.who}: more than {meter.limit:,} steps of counting work")
         return TooLarge(f"{self.who}: more than {self.limit:g} units of CP-SAT deterministic time needed")
 
 
 class Meter:
-    """Steps spent by one command against its budget."""
+    """Steps spent by one command against its budget; an *allowance* (``parent`` set) is a
+    share of an enclosing meter: what it is charged is charged to the parent too, and it has
+    at most what the parent has left."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, parent: Meter | None = None) -> None:
         if int(limit) < 1:
             raise ValueError(f"a work budget must be a positive number of steps, not {limit}")
         self.limit = int(limit)
         self.used = 0
+        self.parent = parent
+        #: whether work was refused because this meter ran out (not a backend's own limit)
+        self.exhausted = False
+
+    def add(self, steps: int | float) -> None:
+        """Count ``steps`` (here and in the parent) without refusing."""
+        self.used += int(steps)
+        if self.parent is not None:
+            self.parent.add(steps)
 
     def charge(self, steps: int | float) -> None:
-        self.used += int(steps)
-        if self.used > self.limit:
+        self.add(steps)
+        if self.over():
             raise self.refused()
+
+    def over(self) -> bool:
+        """Whether more was used than this meter or an enclosing one allows."""
+        return self.used > self.limit or (self.parent is not None and self.parent.over())
 
     def refused(self) -> TooLarge:
         """The refusal of work past this meter."""
+        self.exhausted = True
+        if self.parent is not None and (self.parent.left == 0 or self.parent.over()):
+            return self.parent.refused()
         return TooLarge(f"more than {self.limit:,} steps of counting work")
 
     @property
     def left(self) -> int:
-        return max(0, self.limit - self.used)
+        own = max(0, self.limit - self.used)
+        return own if self.parent is None else min(own, self.parent.left)
 
 
 _ACTIVE: ContextVar[Meter | None] = ContextVar("deduce_work_meter", default=None)
@@ -119,6 +139,23 @@ _ACTIVE: ContextVar[Meter | None] = ContextVar("deduce_work_meter", default=None
 def metered(limit: int) -> Iterator[Meter]:
     """Charge every backend's work inside the block to one :class:`Meter` of ``limit`` steps."""
     meter = Meter(limit)
+    token = _ACTIVE.set(meter)
+    try:
+        yield meter
+    finally:
+        _ACTIVE.reset(token)
+
+
+@contextmanager
+def allowance(steps: int) -> Iterator[Meter]:
+    """A share of at most ``steps`` of the active meter's budget for the block (the whole of
+    what is left when that is less); a backend that runs past it is refused as past a budget,
+    and :attr:`Meter.exhausted` tells the caller so. Why: ``auto`` tries its backends in turn,
+    and one that would spend the whole budget before refusing left none for the next."""
+    parent = active()
+    if parent is None:
+        raise RuntimeError("an allowance is a share of an active meter")
+    meter = Meter(max(1, min(int(steps), parent.left)), parent=parent)
     token = _ACTIVE.set(meter)
     try:
         yield meter

@@ -127,3 +127,103 @@ def test_within_the_budget_the_prediction_charges_what_counting_does(monkeypatch
     kb = _kb("mafia-code-3p.json")
     counting_passes.clear()
     assert solvers.get("exact", kernels=False).consistent(kb) and counting_passes == []
+
+
+# -- auto under a meter: iterative deepening over its backends -------------------------------
+class _Fake(solvers.Solver):
+    """A backend that needs ``need`` steps to answer (None: never answers; ``own``: refuses by
+    its own limit at that many steps), charging them one by one like a counter does."""
+
+    can_count = True
+
+    def __init__(self, name: str, need: int | None, own: int | None = None) -> None:
+        self.name, self.need, self.own, self.calls = name, need, own, 0
+
+    def supports(self, kb) -> bool:
+        return True
+
+    def consistent(self, kb) -> bool:
+        from solvers.budget import charge
+
+        self.calls += 1
+        for step in range(1, 10**9):
+            if self.own is not None and step > self.own:
+                raise TooLarge(f"{self.name}: over its own limit")
+            if self.need is not None and step > self.need:
+                return True
+            charge(1_000)
+
+
+def _auto(*backends: _Fake):
+    from solvers.auto import AutoSolver
+
+    auto = AutoSolver(order=())
+    auto._backends = list(backends)
+    return auto
+
+
+def test_a_backend_that_would_spend_the_whole_budget_leaves_some_for_the_next(monkeypatch) -> None:
+    import solvers.auto as auto_module
+
+    monkeypatch.setattr(auto_module, "_FIRST_ALLOWANCE", 10_000)
+    kb = _kb("mafia-code-3p.json")
+    hog, quick = _Fake("hog", None), _Fake("quick", 5)
+    with metered(1_000_000) as m:
+        assert _auto(hog, quick).consistent(kb)
+    # round 0: hog's share of 10 steps, then quick's (it needs 5 and answers)
+    assert (hog.calls, quick.calls) == (1, 1) and m.used == 10_000 + 1_000 + 5_000
+    used = m.used
+    with metered(1_000_000) as m:  # the same work every time: counted, not timed
+        _auto(_Fake("hog", None), _Fake("quick", 5)).consistent(kb)
+    assert m.used == used
+    # in plain order (no meter) the hog would have run past any budget first
+    with metered(used - 1), pytest.raises(TooLarge):
+        _auto(_Fake("hog", None), _Fake("quick", 5)).consistent(kb)
+
+
+def test_deepening_retries_a_share_refusal_and_drops_an_own_refusal(monkeypatch) -> None:
+    import solvers.auto as auto_module
+
+    monkeypatch.setattr(auto_module, "_FIRST_ALLOWANCE", 10_000)
+    kb = _kb("mafia-code-3p.json")
+    # slow needs 30 steps: refused by its share of 10, answers in round 1 (share 40);
+    # limited refuses by its own limit in round 0 and is never asked again
+    slow, limited, never = _Fake("slow", 30), _Fake("limited", None, own=3), _Fake("never", None)
+    with metered(10_000_000):
+        assert _auto(slow, limited, never).consistent(kb)
+    assert (slow.calls, limited.calls) == (2, 1)
+    assert never.calls == 0  # third in order: brought in from round 1, after slow answered
+    with metered(50_000), pytest.raises(TooLarge, match="50,000 steps"):
+        _auto(_Fake("a", None), _Fake("b", None)).consistent(kb)
+
+
+def test_a_log_that_fits_is_checked_once_not_once_per_event() -> None:
+    data = json.loads((EXAMPLES / "mafia-code-3p.json").read_text())
+    calls = []
+
+    class Counting:
+        def consistent(self, kb) -> bool:
+            calls.append(len(kb.constraints))
+            return True
+
+    kb = load_log(data, check=Counting())
+    assert len(data["events"]) > 5 and calls == [len(kb.constraints)]
+
+
+def test_a_contradiction_only_a_solver_sees_is_found_by_bisection() -> None:
+    """Events only add constraints, so the first event whose prefix has no world is found by
+    bisection: a handful of checks for a log of 25 events, and the same one-line error."""
+    from deduce.errors import LogError
+
+    data = json.loads((EXAMPLES / "mafia-code-3p.json").read_text())
+    n = len(data["events"])
+    calls = []
+
+    class Refuting:  # a stand-in solver: no world once the knowledge holds event 7
+        def consistent(self, kb) -> bool:
+            calls.append(1)
+            return "event 7" not in kb.sources
+
+    with pytest.raises(LogError, match=r"^event 7 \(.*\) contradicts the events before it: no consistent world"):
+        load_log(data, check=Refuting())
+    assert n >= 16 and len(calls) <= 2 + n.bit_length(), (n, len(calls))
