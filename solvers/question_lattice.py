@@ -270,16 +270,73 @@ if AVAILABLE:  # pragma: no branch
         return keep[:nk]
 
     @njit(cache=True, nogil=True)
+    def _hand_patterns(tptr, tcls, tcnt, size, slot, kidx, nk, astride, ostride):  # type: ignore[no-untyped-def]
+        """Per hand profile, the patterns of named classes it holds (at most one per slot, code
+        in the ``astride`` layout) with their weights (product of the chosen classes' counts),
+        in CSR; whether it holds a class of several cards; and per pattern code its code in the
+        output (``ostride``) layout and the slots it takes. They do not depend on the placed
+        multiset, so :func:`_layer` looks them up instead of rebuilding them per multiset."""
+        nt = tptr.shape[0] - 1
+        oc = np.zeros((3, 64), np.int64)
+        of = np.ones((3, 64))
+        no = np.ones(3, np.int64)
+        hptr = np.zeros(nt + 1, np.int64)
+        tmul = np.zeros(nt, np.bool_)
+        for t in range(nt):
+            m = 1
+            for j in range(3):
+                no[j] = 1
+            for p in range(tptr[t], tptr[t + 1]):
+                c = tcls[p]
+                if size[c] > 1:
+                    tmul[t] = True
+                if slot[c] >= 0:
+                    no[slot[c]] += 1
+            for j in range(3):
+                m *= no[j]
+            hptr[t + 1] = hptr[t] + m
+        hpc = np.empty(hptr[nt], np.int64)
+        hpw = np.empty(hptr[nt])
+        for t in range(nt):
+            for j in range(3):
+                no[j] = 1
+            for p in range(tptr[t], tptr[t + 1]):
+                c = tcls[p]
+                j = slot[c]
+                if j >= 0:
+                    oc[j, no[j]] = 1 + kidx[c]
+                    of[j, no[j]] = tcnt[p]
+                    no[j] += 1
+            k = hptr[t]
+            for p0 in range(no[0]):
+                for p1 in range(no[1]):
+                    for p2 in range(no[2]):
+                        hpc[k] = oc[0, p0] * astride[0] + oc[1, p1] * astride[1] + oc[2, p2] * astride[2]
+                        hpw[k] = of[0, p0] * of[1, p1] * of[2, p2]
+                        k += 1
+        a2o = np.zeros(astride[3], np.int64)
+        amask = np.zeros(astride[3], np.int64)
+        for code_a in range(astride[3]):
+            for j in range(3):
+                a = (code_a // astride[j]) % (nk[j] + 1)
+                if a > 0:
+                    a2o[code_a] += a * ostride[j]
+                    amask[code_a] |= 1 << j
+        return hptr, hpc, hpw, tmul, a2o, amask
+
+    @njit(cache=True, nogil=True)
     def _layer(fprev, vnz, vcodes, tidx, tcode, tsupp, tptr, tcls, tcnt, pnext, xd, xidx, xcode, xsupp, xptr, xcls, xcnt,  # type: ignore[no-untyped-def]
                top, size, guard, bias, binom, slot, kidx, nk, sptr, scls, astride, ostride, with_empty, exact, out, inner):
         """Adds one responder's answer weights to ``out[target profile, code]`` (see module doc):
         per placed multiset v (after this responder) and target profile, g = ways to pick V
         disjoint from the target times ways to complete; per hand profile t, the named classes
         in the hand weigh t_c, the named classes outside weigh (cards of c outside V and target).
-        With ``exact`` (every weight an integer below 2**53, so float sums are exact), where V
-        holds fewer named classes than its complement, ``inner`` gets the weights with the
-        classes *inside* V weighing v_c instead (:func:`_outside` turns them into outside ones):
-        those do not depend on the target, so one vector per v serves every target.
+        With ``exact`` (every weight an integer below 2**53, so float sums are exact) neither
+        coding depends on the target, so one vector per v serves every target: where V holds
+        fewer named classes than its complement, ``inner`` gets the weights with the classes
+        *inside* V weighing v_c, else ``out`` gets them with the classes outside V weighing
+        size_c - v_c (:func:`_finish` turns both into outside-V-and-target weights).
+        Without ``exact``, ``out`` gets the outside weights per target directly.
         Exactly three slots (unused ones have no classes)."""
         nc = size.shape[0]
         nx = xidx.shape[0]
@@ -291,6 +348,8 @@ if AVAILABLE:  # pragma: no branch
         hmask = np.empty(astride[3], np.int64)  # slots the hand pattern takes
         gs = np.empty(nx)
         es = np.empty(nx, np.int64)
+        fit = np.empty(max(nx, tidx.shape[0]), np.int64)
+        hptr, hpc, hpw, tmul, a2o, amask = _hand_patterns(tptr, tcls, tcnt, size, slot, kidx, nk, astride, ostride)
         oc = np.zeros((3, 64), np.int64)
         of = np.ones((3, 64))
         no = np.ones(3, np.int64)
@@ -309,10 +368,15 @@ if AVAILABLE:  # pragma: no branch
             for c in range(nc):
                 if vd[c]:
                     g0 *= binom[size[c], vd[c]]
-            ne = 0
+            # the targets fitting beside V and the hands inside V, listed without a branch
+            # per profile (a mispredicted branch per check cost more than the check)
+            nfit = 0
             for e in range(nx):
-                if (vb + xcode[e]) & guard:
-                    continue  # the target and V overflow a class
+                fit[nfit] = e
+                nfit += ((vb + xcode[e]) & guard) == 0
+            ne = 0
+            for a in range(nfit):
+                e = fit[a]
                 g = g0
                 if vc & xsupp[e]:
                     for p in range(xptr[e], xptr[e + 1]):
@@ -328,45 +392,28 @@ if AVAILABLE:  # pragma: no branch
             if ne == 0:
                 continue
             # hand weights per pattern of named classes in the hand
-            nh = 0
+            nin = 0
             for t in range(tidx.shape[0]):
-                if ((vg - tcode[t]) & guard) != guard:
-                    continue  # the hand is not inside V
+                fit[nin] = t
+                nin += ((vg - tcode[t]) & guard) == guard
+            nh = 0
+            for a in range(nin):
+                t = fit[a]
                 f = fprev[v - tidx[t]]
                 if f == 0.0:
                     continue
-                base = 1.0
-                no[0] = 1
-                no[1] = 1
-                no[2] = 1
-                for p in range(tptr[t], tptr[t + 1]):
-                    c = tcls[p]
-                    base *= binom[vd[c], tcnt[p]]
-                    j = slot[c]
-                    if j >= 0:
-                        oc[j, no[j]] = 1 + kidx[c]
-                        of[j, no[j]] = tcnt[p]
-                        no[j] += 1
-                base *= f
-                for p0 in range(no[0]):
-                    for p1 in range(no[1]):
-                        for p2 in range(no[2]):
-                            code = oc[0, p0] * astride[0] + oc[1, p1] * astride[1] + oc[2, p2] * astride[2]
-                            if hv[code] == 0.0:
-                                hlist[nh] = code
-                                nh += 1
-                            hv[code] += base * of[0, p0] * of[1, p1] * of[2, p2]
+                if tmul[t]:  # classes of several cards: which of V's cards the hand takes
+                    for p in range(tptr[t], tptr[t + 1]):
+                        f *= binom[vd[tcls[p]], tcnt[p]]
+                for p in range(hptr[t], hptr[t + 1]):
+                    code = hpc[p]
+                    if hv[code] == 0.0:
+                        hlist[nh] = code
+                        nh += 1
+                    hv[code] += f * hpw[p]
             for h in range(nh):
-                code_a = hlist[h]
-                cc = 0
-                mk = 0
-                for j in range(3):
-                    a = (code_a // astride[j]) % (nk[j] + 1)
-                    if a > 0:
-                        cc += a * ostride[j]
-                        mk |= 1 << j
-                hcode[h] = cc
-                hmask[h] = mk
+                hcode[h] = a2o[hlist[h]]
+                hmask[h] = amask[hlist[h]]
             # named classes inside V, and (for the cost) outside V
             cost_in = 0
             cost_out = 0
@@ -392,7 +439,22 @@ if AVAILABLE:  # pragma: no branch
                         a_out *= nout[j]
                 cost_in += a_in
                 cost_out += a_out
-            if exact and cost_in < cost_out:
+            if exact:
+                # one vector per v for every target: the inside weights, or where those are
+                # more the outside-V weights size_c - v_c (:func:`_finish` takes the
+                # target's cards off them)
+                dest = inner
+                if cost_out <= cost_in:
+                    dest = out
+                    for j in range(3):
+                        ni[j] = 1
+                        for r in range(sptr[j], sptr[j + 1]):
+                            c = scls[r]
+                            o = size[c] - vd[c]
+                            if o > 0:
+                                ic[j, ni[j]] = (nk[j] + 1 + kidx[c]) * ostride[j]
+                                icf[j, ni[j]] = o
+                                ni[j] += 1
                 npv = 0
                 for h in range(nh):
                     if hlist[h] == 0 and not with_empty:
@@ -403,12 +465,14 @@ if AVAILABLE:  # pragma: no branch
                     wa = hv[hlist[h]]
                     for p0 in range(n0):
                         for p1 in range(n1):
+                            w1 = wa * icf[0, p0] * icf[1, p1]
+                            c1 = hcode[h] + ic[0, p0] + ic[1, p1]
                             for p2 in range(n2):
-                                pcode[npv] = hcode[h] + ic[0, p0] + ic[1, p1] + ic[2, p2]
-                                pval[npv] = wa * icf[0, p0] * icf[1, p1] * icf[2, p2]
+                                pcode[npv] = c1 + ic[2, p2]
+                                pval[npv] = w1 * icf[2, p2]
                                 npv += 1
                 for q in range(ne):
-                    row = inner[es[q]]
+                    row = dest[es[q]]
                     g = gs[q]
                     for k in range(npv):
                         row[pcode[k]] += g * pval[k]
@@ -530,30 +594,37 @@ if AVAILABLE:  # pragma: no branch
             out[qi] = _gain(mats[qi], lgm[qi], nresp, width, leak_weight, measure, prior, public)
 
     @njit(cache=True, nogil=True)
-    def _finish(table, inner, exact, room, nk, sptr, scls, ostride, ready):  # type: ignore[no-untyped-def]
-        """``ready[code, target]`` = outside weights: ``table`` plus ``inner`` turned from inside
-        to outside weights, slot by slot: a class c outside V and the target has
-        (size_c - target_c) - v_c cards, so its entry is (size_c - target_c) times the entry
-        without the slot's condition minus the inside entry (inclusion-exclusion, exact on
-        integer weights below 2**53)."""
+    def _finish(table, inner, exact, room, size, nk, sptr, scls, ostride, ready):  # type: ignore[no-untyped-def]
+        """``ready[code, target]`` = outside weights from :func:`_layer`'s two tables, slot by
+        slot: a class c outside V and the target has (size_c - target_c) - v_c cards, so with
+        ``exact`` its entry is (size_c - target_c) times the entry without the slot's condition
+        minus the inside entry (``inner``), and the outside-V entry minus target_c times the
+        entry without the condition (``table``): inclusion-exclusion, exact on integer weights
+        below 2**53. Without ``exact``, ``table`` holds the outside weights already."""
         nx, ncode = table.shape
         for e in range(nx):
             row = inner[e]
+            rout = table[e]
             if exact:
                 for j in range(3):
                     step = ostride[j]
                     block = ostride[j + 1]
-                    for o in range(0, ncode, block):
-                        for d in range(nk[j] + 1, 2 * nk[j] + 1):
-                            r = room[e, scls[sptr[j] + d - nk[j] - 1]]
+                    for d in range(nk[j] + 1, 2 * nk[j] + 1):
+                        c = scls[sptr[j] + d - nk[j] - 1]
+                        r = room[e, c]
+                        x = size[c] - r
+                        for o in range(0, ncode, block):
                             at = o + d * step
                             for i in range(step):
                                 row[at + i] = r * row[o + i] - row[at + i]
+                            if x:
+                                for i in range(step):
+                                    rout[at + i] -= x * rout[o + i]
                 for code in range(ncode):
-                    ready[code, e] = table[e, code] + row[code]
+                    ready[code, e] = rout[code] + row[code]
             else:
                 for code in range(ncode):
-                    ready[code, e] = table[e, code]
+                    ready[code, e] = rout[code]
 
     @njit(cache=True, nogil=True)
     def _groups(qrow, xd, size, binom, mu0):  # type: ignore[no-untyped-def]
@@ -859,7 +930,7 @@ def _answer_tables(
             inner[:] = 0.0
         _layer(forward[i][0], *forward[i + 1][1:], *lat.profiles[r], backward[i + 1][0], lat.targets, *lat.profiles[loc], top,
                size, lat.guard, lat.bias, binom, lat.slot, lat.kidx, nk, sptr, scls, astride, ostride, bool(empty_at[i]), exact, layer, inner)
-        _finish(layer, inner, exact, room, nk, sptr, scls, ostride, ready[i])
+        _finish(layer, inner, exact, room, size, nk, sptr, scls, ostride, ready[i])
     return ready, qcls, qresp, qpref, lat.targets, size, binom, mu0, nk, lat.kidx, ostride, n
 
 
