@@ -22,6 +22,7 @@ _FACTORIES: dict[str, str | Callable[..., Solver]] = {
     "epoch": "solvers.epoch:EpochSolver",
     "epoch-sample": "solvers.epoch:EpochSampler",
     "frontier": "solvers.frontier:FrontierSolver",
+    "epoch-gibbs": "solvers.block_sampler:BlockGibbs",
     "auto": "solvers.auto:AutoSolver",
 }
 
