@@ -985,6 +985,11 @@ _CLASS_MAX = 40
 #: join's compiled walk is the faster count (4-player benchmark views: the early ones have
 #: 0.2-6 million, the late ones 50-100 million).
 _CLASS_SPACE = 1 << 24
+#: DP transitions a branch's DP may take before the branch is offered to the count by classes:
+#: under it the DP is the cheaper count (2- and 3-player benchmark views: 1-2 ms by DP, 3-5 ms
+#: by classes), past it the classes win (early 4-player views: 0.2-0.8 s by DP or joins, 6-60
+#: ms by classes).
+_QUICK_DP = 50_000
 #: count-by-classes refusals a query sees before it stops trying them.
 _CLASS_TRIES = 2
 
@@ -1279,8 +1284,9 @@ class SplitSolver(Solver):
     """Exact totals and per-cell tallies by branching on card locations until each branch's DP
     is narrow (``max_bits``) and cheap (``branch_limit`` transitions), then summing.
 
-    Every branch is first offered to the count by card classes (``classes``,
-    :class:`_ClassJoin`: count vectors per location over cards no rule tells apart), which
+    A branch whose DP does not finish within :data:`_QUICK_DP` transitions is first offered to
+    the count by card classes (``classes``, :class:`_ClassJoin`: count vectors per location
+    over cards no rule tells apart), which
     answers early Mafia Code views (few written cells, a dozen classes) in a few thousand pair
     tests; it refuses late views (mostly single-card classes) within :data:`_CLASS_CAP` tests,
     at most :data:`_CLASS_TRIES` times per query. A branch too wide for the kernels (or too big for its DP budget) is first counted by
@@ -1353,27 +1359,32 @@ class SplitSolver(Solver):
                 raise TooLarge(
                     f"split: more than {self.limit} DP transitions and branch steps needed; raise SplitSolver(limit=...)"
                 )
-            if self.classes and self._class_refused < _CLASS_TRIES:
-                by_classes = self._by_classes(q)
-                if by_classes is not None:
-                    root = False
-                    if by_classes.total:
-                        yield q, by_classes
-                    continue
             wide = _min_bits(q) > self.max_bits
-            plan = self._join(q) if wide and self.join else None  # the class DP is sure to be too wide
-            if plan is not None:
-                root = False
-                if plan.total:
-                    yield q, plan
-                continue
-            plan = self._attempt(q, budget, self.max_bits)
-            if plan is None and not wide and self.join:
-                plan = self._join(q)
-                if plan is not None:
+            plan = None
+            if self.classes and self._class_refused < _CLASS_TRIES:
+                if not wide:  # a small DP is cheaper than its count by classes: try it first
+                    plan = self._attempt(q, min(_QUICK_DP, budget), self.max_bits)
+                if plan is None:
+                    by_classes = self._by_classes(q)
+                    if by_classes is not None:
+                        root = False
+                        if by_classes.total:
+                            yield q, by_classes
+                        continue
+            if plan is None:
+                joined = self._join(q) if wide and self.join else None  # the class DP is sure to be too wide
+                if joined is not None:
                     root = False
-                    if plan.total:
-                        yield q, plan
+                    if joined.total:
+                        yield q, joined
+                    continue
+                plan = self._attempt(q, budget, self.max_bits)
+            if plan is None and not wide and self.join:
+                joined = self._join(q)
+                if joined is not None:
+                    root = False
+                    if joined.total:
+                        yield q, joined
                     continue
             if plan is None and root and self.wide_budget:  # one wide DP may still be quick
                 plan = self._attempt(q, min(self.wide_budget, budget), 1 << 30)
