@@ -91,3 +91,75 @@ def test_epoch_possible_equals_frontier_on_real_alibi_views(seed, moves, seat):
     exact = np.array(FrontierSolver(max_cells=None).tallies(kb).cells) > 0
     for moves_ in (0, 20_000):
         assert np.array_equal(EpochSolver(witness_moves=moves_).possible(kb), exact)
+
+
+@st.composite
+def growing_kbs(draw) -> tuple[KnowledgeBase, KnowledgeBase, KnowledgeBase]:
+    """A two-epoch base, the same base with more constraints, and an unrelated base of the same
+    deck (what the audit asks one solver in turn: one player's view, later, another's)."""
+    base = draw(epoch_kbs(max_cards=6, max_constraints=3))
+    extra = draw(epoch_kbs(max_cards=6, max_constraints=4))
+    grown = base.copy()
+    if extra.num_cards == base.num_cards and extra.num_locations == base.num_locations:
+        for c in extra.constraints:
+            grown.extend([c], check=False)
+    other = draw(epoch_kbs(max_cards=6, max_constraints=3))
+    return base, grown, other
+
+
+@settings(max_examples=25, deadline=None)
+@given(kbs=growing_kbs(), moves=st.sampled_from([0, 50]))
+@pytest.mark.slow
+def test_epoch_possible_stays_exact_when_it_reuses_an_earlier_answer(kbs, moves):
+    """One solver asked a base, an unrelated base, the first base grown, the first again and
+    the grown one again (its refuted cells, worlds and model carried over where the constraints
+    are a superset): every answer is brute force's, at both epochs."""
+    from solvers.epoch import EpochSolver
+
+    base, grown, other = kbs
+    brute = solvers.get("brute")
+    ref = {id(kb): [brute.possible(kb, epoch=e) for e in (0, 1)] for kb in kbs}
+    ep = EpochSolver(witness_moves=moves)
+    for kb in (base, other, grown, base, grown, other):
+        for e in (1, 0):
+            assert np.array_equal(ep.possible(kb, epoch=e), ref[id(kb)][e])
+
+
+def test_a_grown_alibi_view_reuses_the_earlier_answer_and_stays_exact(monkeypatch):
+    """A real Alibi view and the same view with one more answer-like count: the second query
+    extends the first one's model instead of building another, and equals a fresh solver's."""
+    import solvers.epoch as epoch_module
+    from solvers.epoch import EpochSolver
+    from tests.solvers.test_frontier import alibi_view
+
+    _, kb = alibi_view(1, 20, 0)
+    first = EpochSolver().possible(kb)
+    open_cards = [c for c in range(kb.num_cards) if first[c].sum() > 1]
+    assert len(open_cards) >= 2
+    loc = int(np.flatnonzero(first[open_cards[0]])[0])
+    grown = kb.copy()
+    grown.extend([Count(open_cards[:2], loc, 0, "==", kb.epochs - 1)], check=False)
+    expected = EpochSolver().possible(grown)
+    assert not np.array_equal(expected, first)  # the count rules something out
+
+    built = []
+    original = epoch_module._Pruned.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(epoch_module._Pruned, "__init__", counting)
+    ep = EpochSolver()
+    assert np.array_equal(ep.possible(kb), first)
+    before = len(built)
+    assert np.array_equal(ep.possible(grown), expected)
+    assert len(built) == before  # the earlier model, extended
+    assert np.array_equal(ep.possible(kb), first)  # a subset of what the model now holds: no reuse of it
+    assert np.array_equal(_frontier_possible(grown), expected)
+
+
+def _frontier_possible(kb: KnowledgeBase) -> np.ndarray:
+    from solvers.frontier import FrontierSolver
+
+    return np.array(FrontierSolver(max_cells=None).tallies(kb).cells) > 0
