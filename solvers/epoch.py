@@ -45,7 +45,7 @@ from deduce.constraints import (
     Op,
     Transfer,
 )
-from deduce.errors import InvalidConfig, NotSupported
+from deduce.errors import NotSupported
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, Solver
 from solvers.budget import Work
@@ -79,22 +79,6 @@ class _Pruned:
             self.x.append(rows)
         for con in kb.constraints:
             self._post(con)
-        #: the constraints posted (:meth:`extend` adds to them)
-        self.constraints: frozenset[Constraint] = frozenset(kb.constraints)
-
-    def extend(self, kb: KnowledgeBase, constraints: frozenset[Constraint], possible: np.ndarray) -> None:
-        """Post the ``constraints`` not posted yet (they must include every one posted: the
-        model then holds exactly ``constraints``) and fix to false the cells ``possible`` (a
-        sound propagation of them) rules out, so CP-SAT starts from the narrower domains."""
-        assert self.constraints <= constraints
-        self.kb = kb
-        for con in kb.constraints:
-            if con not in self.constraints:
-                self._post(con)
-        self.constraints = constraints
-        for e, c, z in np.argwhere(self.possible & ~possible):
-            self.model.Add(self.x[int(e)][int(c)][int(z)] == 0)
-        self.possible = self.possible & possible
 
     def lit(self, e: int, c: int, z: int) -> cp_model.IntVar | None:
         return self.x[e][c].get(z)
@@ -378,7 +362,6 @@ class EpochSolver(Solver):
         self.seed = int(seed)
         #: CP-SAT deterministic time one query may spend (None: no cap), see :mod:`solvers.budget`
         self.work_limit = work_limit
-        self._memos: list[_Memo] = []  # newest first, see possible
 
     def _work(self) -> Work | None:
         return Work.needed("epoch", self.work_limit)
@@ -390,137 +373,61 @@ class EpochSolver(Solver):
 
     def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
         """bool[card, loc] of the last epoch (or ``epoch``): every cell is witnessed by a
-        consistent world or refuted (by propagation, by CP-SAT, or by an earlier answer of
-        this solver on a knowledge base whose constraints are a subset of these), so the
-        answer is exact.
+        consistent world or refuted by CP-SAT, so the answer is exact.
 
         Why it is fast: witnesses come from the compiled chains (thousands of consistent
         worlds in milliseconds) started from every CP-SAT world found; the cells no world
         has shown yet are asked together ("some of them"), so one solve witnesses at least one
         of them and one infeasible solve refutes all that are left, where one solve per cell
-        cost 2-5 s per query on 4-player Mayfair Alibi. A knowledge base that grows by a few
-        constraints (a player's view a few actions later) reuses what :class:`_Memo` kept of
-        the earlier one: its refuted cells (fewer worlds cannot make a cell possible again),
-        its worlds that the new constraints still allow (checked, as chain starts instead of a
-        first solve) and its CP-SAT model (the new constraints are added to it); the model is
-        built only when some cell is left to refute."""
+        cost 2-5 s per query on 4-player Mayfair Alibi."""
         self.check_supported(kb)
         e = kb.epochs - 1 if epoch is None else int(epoch)
         out = np.zeros((kb.num_cards, kb.num_locations), dtype=bool)
-        prop = propagate(kb)
-        if prop.contradiction is not None:
+        model, possible = pruned_model(kb)
+        if model is None:
             return out
-        key = (kb.deck.cards, kb.locations, kb.epochs)
-        cons = frozenset(kb.constraints)
-        earlier = [m for m in self._memos if m.key == key and m.constraints <= cons]
-        refuted = np.zeros_like(out)
-        for m in earlier:
-            if m.epoch == e:
-                refuted |= m.refuted
-        possible = prop.possible
-        model: _Pruned | None = None
-        host = next((m for m in earlier if m.model is not None), None)
-        if host is not None:  # the newest subset's model, moved here (it will hold these constraints)
-            model, host.model = host.model, None
-            possible = possible & model.possible  # both sound: a cell either rules out is impossible
-        world = self._start(kb, earlier)
         work = self._work()
-        found: list[np.ndarray] = []
-
-        def the_model() -> _Pruned:
-            nonlocal model
-            if model is None:
-                model = _Pruned(kb, possible)
-            elif model.constraints != cons:
-                model.extend(kb, cons, possible)
-            return model
-
+        world = model.solve(seed=self.seed, work=work)
         if world is None:
-            world = the_model().solve(seed=self.seed, work=work)
-            if world is None:
-                self._remember(_Memo(key, cons, e, ~out, [], model))
-                return out
+            return out
         comp = _compile(kb)
         mobile = np.flatnonzero((possible.sum(axis=2) > 1).any(axis=0)).astype(np.int64)
         rng = np.random.default_rng(self.seed)
         while True:
-            found.append(world)
-            found.append(_witness(kb, possible, mobile, comp, world, e, self.witness_moves,
-                                  int(rng.integers(2**31)), out))
-            cells = np.argwhere(possible[e] & ~out & ~refuted)
-            if not len(cells):
-                break
-            m = the_model()
-            some = m.model.NewBoolVar("")
-            m.model.AddBoolOr([m.x[e][int(card)][int(z)] for card, z in cells]).OnlyEnforceIf(some)
-            world = m.solve([some], work=work)
+            _witness(kb, possible, mobile, comp, world, e, self.witness_moves, int(rng.integers(2**31)), out)
+            left = [model.x[e][int(card)][int(z)] for card, z in np.argwhere(possible[e] & ~out)]
+            if not left:
+                return out
+            some = model.model.NewBoolVar("")
+            model.model.AddBoolOr(left).OnlyEnforceIf(some)
+            world = model.solve([some], work=work)
             if world is None:
-                break
-        self._remember(_Memo(key, cons, e, ~out, found[-_MEMO_WORLDS:], model))
-        return out
-
-    def _start(self, kb: KnowledgeBase, earlier: Sequence[_Memo]) -> np.ndarray | None:
-        """A world of an earlier answer that ``kb`` still allows (checked), or None."""
-        seen: set[bytes] = set()
-        for m in earlier:
-            for w in reversed(m.worlds):
-                if w.tobytes() in seen or len(seen) >= _MEMO_WORLDS:
-                    continue
-                seen.add(w.tobytes())
-                if kb.consistent_with(w):
-                    return w
-        return None
-
-    def _remember(self, memo: _Memo) -> None:
-        self._memos.insert(0, memo)
-        del self._memos[_MEMOS:]
-
-
-#: knowledge bases :class:`EpochSolver` remembers (a few players' views in the audit), and the
-#: worlds it keeps of each (CP-SAT's and the chains' last)
-_MEMOS = 12
-_MEMO_WORLDS = 6
-
-
-@dataclass
-class _Memo:
-    """What one ``possible`` answer leaves for a later knowledge base with more constraints:
-    the cells no world of ``constraints`` has at ``epoch`` (every world of a superset is one of
-    these), worlds of ``constraints`` (a superset must be checked against them) and the CP-SAT
-    model (None once handed on: another query added its constraints)."""
-
-    key: tuple
-    constraints: frozenset[Constraint]
-    epoch: int
-    refuted: np.ndarray
-    worlds: list[np.ndarray]
-    model: _Pruned | None
+                return out
 
 
 def _witness(kb: KnowledgeBase, possible: np.ndarray, mobile: np.ndarray, comp: _Compiled, world: np.ndarray,
-             epoch: int, moves: int, seed: int, out: np.ndarray) -> np.ndarray:
+             epoch: int, moves: int, seed: int, out: np.ndarray) -> None:
     """Mark in ``out[card, loc]`` where the cards are at ``epoch`` in ``world`` and in the
     worlds a compiled chain visits from it in ``moves`` moves (every one consistent: the
-    chain accepts only consistent moves); returns the chain's last world."""
+    chain accepts only consistent moves)."""
     from solvers import _epoch_kernels as kern
 
     idx = np.arange(kb.num_cards)
     out[idx, world[epoch]] = True
     if moves <= 0:
-        return world
-    w = np.ascontiguousarray(world, dtype=np.int64).copy()
+        return
+    w = np.ascontiguousarray(world, dtype=np.int64)
     values = comp.values(w)
     per = 64
     if epoch == kb.epochs - 1:  # the kernel records the last epoch after every move
         rec = np.zeros((moves, kb.num_cards), dtype=np.int64)
         kern.run_chain(w, possible, mobile, *comp.args(), values, seed, 0, 1, moves, rec)
         out[np.broadcast_to(idx, rec.shape), rec] = True
-        return w
+        return
     scratch = np.zeros((1, kb.num_cards), dtype=np.int64)
     for i in range(max(1, moves // per)):
         kern.run_chain(w, possible, mobile, *comp.args(), values, seed + i, per, 1, 0, scratch)
         out[idx, w[epoch]] = True
-    return w
 
 
 @dataclass
@@ -689,29 +596,18 @@ class EpochSampler(Solver):
         return out
 
     def _chains(self, kb: KnowledgeBase, rng: np.random.Generator, full: bool, per_chain: int,
-                adaptive: bool, given: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, Diagnostics] | None:
-        """Draws ``[chain, draw, epoch or 1, card]`` and their diagnostics (None: inconsistent);
-        the chains start from ``given`` worlds (checked) where there are some, else from CP-SAT."""
+                adaptive: bool) -> tuple[np.ndarray, Diagnostics] | None:
+        """Draws ``[chain, draw, epoch or 1, card]`` and their diagnostics (None: inconsistent)."""
         from solvers import _epoch_kernels as kern
         from solvers.convergence import batch_se, cell_series, error_bound, split_rhat
 
         self.check_supported(kb)
-        if given:
-            for i, w in enumerate(given):
-                if not kb.consistent_with(w):
-                    raise InvalidConfig(f"starts[{i}]", "a world", "it breaks the knowledge base")
-            prop = propagate(kb)
-            if prop.contradiction is not None:  # pragma: no cover - a consistent world shows there is none
-                return None
-            possible = prop.possible
-            starts = [np.array(w, dtype=np.int64) for w in given]  # copies: the chains move them in place
-        else:
-            model, possible = pruned_model(kb)
-            if model is None:
-                return None
-            starts = self.starts(kb, possible, model, rng)
-            if not starts:
-                return None
+        model, possible = pruned_model(kb)
+        if model is None:
+            return None
+        starts = self.starts(kb, possible, model, rng)
+        if not starts:
+            return None
         comp = _compile(kb)
         mobile = np.flatnonzero((possible.sum(axis=2) > 1).any(axis=0)).astype(np.int64)
         worlds = [np.ascontiguousarray(w, dtype=np.int64) for w in starts]
@@ -765,14 +661,11 @@ class EpochSampler(Solver):
 
         return Estimate(cell_series(arr[:, :, -1, :], kb.num_locations).mean(axis=(0, 1)), diag)
 
-    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator,
-               starts: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
+    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
         """``n`` worlds ``[epoch, card]``, spread over the chains (empty when inconsistent);
-        no adaptive doubling: the caller chose ``n``. ``starts``: consistent worlds the
-        caller already has (one chain each, instead of ``chains`` CP-SAT solutions: no model
-        is built); a world that breaks ``kb`` is an InvalidConfig."""
-        per = -(-n // max(1, len(starts) if starts else self.chains))
-        got = self._chains(kb, rng, True, per, False, starts)
+        no adaptive doubling: the caller chose ``n``."""
+        per = -(-n // max(1, self.chains))
+        got = self._chains(kb, rng, True, per, False)
         if got is None:
             self.last = None
             return []

@@ -84,26 +84,6 @@ def test_samples_are_consistent_histories():
     assert all(c.holds(w) for w in worlds for c in kb.constraints)
 
 
-def test_samples_from_given_starts_are_consistent_and_a_bad_start_is_refused():
-    """``starts``: one chain per given world, no CP-SAT; every world drawn is consistent and
-    the marginals still cover every possible cell; a start that breaks the base is refused."""
-    from deduce.errors import InvalidConfig
-
-    kb = history_kb()
-    worlds = list(solvers.get("brute").worlds(kb))
-    start = np.array(worlds[0], dtype=np.int64)
-    got = EpochSampler(seed=2).sample(kb, 400, np.random.default_rng(2), starts=[start])
-    assert np.array_equal(start, worlds[0])  # the caller's world is left as it was
-    assert len(got) == 400 and all(kb.consistent_with(w) for w in got)
-    seen = {(c, int(w[-1, c])) for w in got for c in range(kb.num_cards)}
-    exact = {(int(c), int(z)) for c, z in np.argwhere(solvers.get("brute").possible(kb))}
-    assert seen == exact
-    bad = worlds[0].copy()
-    bad[:, [0, 1, 2, 3, 4]] = 0  # every card in z0: breaks the hand sizes
-    with pytest.raises(InvalidConfig, match="starts"):
-        EpochSampler(seed=2).sample(kb, 10, np.random.default_rng(2), starts=[bad])
-
-
 @st.composite
 def history_kbs(draw) -> KnowledgeBase:
     """A random true history (two epochs, cards moving along random pairs), the transfer and
