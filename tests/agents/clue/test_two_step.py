@@ -71,7 +71,7 @@ def test_prefers_a_lower_one_step_question_that_sets_up_the_next_turn():
     racer = score_questions(kb, env, options, responders, shown, 10**6, 0.5, "accuracy")
     top = max(racer.values())
     racers_picks = [q for q in options if racer[q] >= top - 1e-9]  # racer draws one of these
-    me = TwoStepRacerAgent()
+    me = TwoStepRacerAgent(follow_weight=1.0)  # the full two-step value
     me.reset(game, 0, seed=0)
     choice = me.suggest(obs).cards
     assert racer[choice] < top - 0.01  # racer would never ask it
@@ -97,6 +97,7 @@ def test_plays_legal_games_and_is_registered():
     game = small(3, max_turns=60)
     me = agents.get("racer-two-step", game="clue")
     assert isinstance(me, TwoStepRacerAgent)
+    assert me.follow_weight == 0.1  # the registered default is the setting measured level with racer, not 1
     rec = play_game(game, [me, RacerAgent(), RacerAgent()], 3)
     assert rec.failure is None and rec.winners and me.plans
 
