@@ -44,6 +44,8 @@ from deduce.games.clue.rules import (
     Show,
     Suggest,
     ViewExtra,
+    refute_order,
+    shown_to,
 )
 
 __all__ = [
@@ -182,7 +184,6 @@ class BoardAgent(Agent):
         choice = self.inner.act(obs)
         if Decline() not in legal or not isinstance(choice, Show) or obs.to_refute is None:
             return choice
-        from deduce.games.clue.rules import shown_to
 
         seen = shown_to(obs, obs.to_refute[0]).get(obs.player, set())  # type: ignore[arg-type]
         return choice if choice.card in seen else Decline()
@@ -297,7 +298,6 @@ class BoardAgent(Agent):
         if self._values is not None and self._values[0] == key:
             return self._values[1], self._values[2]
         from agents.clue.questions import score_questions
-        from deduce.games.clue.rules import shown_to
         from solvers.exact_dp import DEFAULT_LIMIT
 
         game = self.game
@@ -306,7 +306,7 @@ class BoardAgent(Agent):
         n, me = obs.num_players, obs.player
         options = [a.cards for a in self._suggestions(list(range(len(game.board.rooms))))]
         scores = score_questions(
-            kb, kb.loc(ENVELOPE), options, [(me + k) % n for k in range(1, n)], shown_to(obs, me),
+            kb, kb.loc(ENVELOPE), options, refute_order(me, n), shown_to(obs, me),
             getattr(self.inner, "limit", None) or self._limit or DEFAULT_LIMIT,
             float(getattr(self.inner, "leak_weight", 0.0)),
         )

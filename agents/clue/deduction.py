@@ -27,6 +27,7 @@ from deduce.games.clue.rules import (
     Suggest,
     Suggestion,
     ViewExtra,
+    refute_order,
     shown_to,
 )
 from deduce.knowledge import KnowledgeBase
@@ -449,7 +450,7 @@ class InfogainAgent(Agent):
         me = obs.player
         assert me is not None
         n = obs.num_players
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, n)
         return RaceView(kb=kb, env=kb.loc(ENVELOPE), responders=responders,
                         opponents=sum(1 for r in responders if r not in obs.eliminated),
                         shown=shown_to(obs, me), options=list(self.game.triples()))  # type: ignore[union-attr]
@@ -461,7 +462,7 @@ class InfogainAgent(Agent):
         n = obs.num_players
         me = obs.player
         assert me is not None
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, n)
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         if self.bluff and self.rng.random() < self.bluff:
             own = [q for q in options if set(q) & set(obs.hand)]

@@ -607,13 +607,13 @@ class ISMCTSAgent(Agent):
     def _search(self, obs: ClueObservation, kb: KnowledgeBase, t0: float, stop: float) -> Action:
         """Candidates scored anytime, then PUCT over them with answers drawn from determinisations."""
         from agents.clue.questions import score_questions
-        from deduce.games.clue.rules import shown_to
+        from deduce.games.clue.rules import refute_order, shown_to
 
         me = obs.player
         assert me is not None
         n = obs.num_players
         env = kb.loc(ENVELOPE)
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, n)
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         pref = shown_to(obs, me)
         ranked = suggestion_classes(kb, options, pref, self._sampler(), self.rng)

@@ -59,6 +59,8 @@ from deduce.games.clue.rules import (
     Suggest,
     Suggestion,
     ViewExtra,
+    refute_order,
+    shown_to,
 )
 from deduce.knowledge import KnowledgeBase
 
@@ -116,16 +118,6 @@ def shown_by_me(obs: ClueObservation, asker: int) -> set[int]:
             for r, s in zip(e.refuters, e.shown, strict=True):
                 if r == obs.player and s is not None:
                     out.add(s)
-    return out
-
-
-def _shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:
-    out: dict[int, set[int]] = {}
-    for e in obs.events:
-        if isinstance(e, Suggestion) and e.by == asker:
-            for r, s in zip(e.refuters, e.shown, strict=True):
-                if s is not None:
-                    out.setdefault(r, set()).add(s)
     return out
 
 
@@ -422,13 +414,13 @@ class LookaheadAgent(Agent):
         n = obs.num_players
         me = obs.player
         assert me is not None
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, n)
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         hand = set(obs.hand)
         if self.bluff > 0 and self.rng.random() < self.bluff:
             own = [q for q in options if hand & set(q)]
             options = own or options
-        pref = _shown_to(obs, me)
+        pref = shown_to(obs, me)
         env = kb.loc(ENVELOPE)
         if self._solver is None:
             from solvers.exact import ExactSolver

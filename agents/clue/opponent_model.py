@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from agents.clue.deduction import RacerAgent
-from deduce.games.clue.rules import ENVELOPE, ClueGame, ClueObservation, shown_to
+from deduce.games.clue.rules import ENVELOPE, ClueGame, ClueObservation, refute_order, shown_to
 
 __all__ = ["Closeness", "opponent_closeness", "race_value", "RaceWatchAgent"]
 
@@ -98,7 +98,7 @@ class RaceWatchAgent(RacerAgent):
         me = obs.player
         assert me is not None
         n = obs.num_players
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, n)
         shown = shown_to(obs, me)
         scores = self._scores(kb, list(self.game.triples()), responders, shown)  # type: ignore[union-attr]
         question = max(scores, key=lambda q: (scores[q], q))

@@ -29,7 +29,7 @@ from typing import Any
 from agents.clue.deduction import RacerAgent
 from deduce.constraints import At, Constraint, NotAt
 from deduce.games.base import Action
-from deduce.games.clue.rules import ENVELOPE, ClueObservation, Suggest, shown_to
+from deduce.games.clue.rules import ENVELOPE, ClueObservation, Suggest, refute_order, shown_to
 from deduce.knowledge import KnowledgeBase
 
 __all__ = ["answered_knowledge", "two_step_values", "TwoStepRacerAgent"]
@@ -118,7 +118,7 @@ class TwoStepRacerAgent(RacerAgent):
         me = obs.player
         assert me is not None
         n = obs.num_players
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, n)
         shown = shown_to(obs, me)
         env = kb.loc(ENVELOPE)
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]

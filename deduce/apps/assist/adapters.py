@@ -18,14 +18,14 @@ def infogain_recommender() -> Callable[..., Recommendation | None]:
     """The exact expected-information scorer as a Clue recommender; a position too large to
     score exactly falls back to the session's estimate."""
     from agents.clue.questions import score_questions as scorer
-    from deduce.games.clue.rules import shown_to
+    from deduce.games.clue.rules import refute_order, shown_to
 
     def recommend(game: Any, obs: Any, kb: Any, tally: Any) -> Recommendation | None:
         me = obs.player
         if me is None or tally.total == 0:
             return None
         n = game.num_players
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, n)
         try:
             scores = scorer(kb, kb.loc("envelope"), list(game.triples()), responders, shown_to(obs, me))
         except DeduceError:

@@ -24,7 +24,7 @@ import numpy as np
 
 from deduce.cards import normalise_name
 from deduce.errors import DeduceError, UnknownName
-from deduce.games.clue.rules import ENVELOPE, ClueGame, ClueObservation
+from deduce.games.clue.rules import ENVELOPE, ClueGame, ClueObservation, refute_order
 from deduce.knowledge import KnowledgeBase
 
 __all__ = [
@@ -242,7 +242,7 @@ def heuristic_recommendation(
     # [card, loc]: int / int is exact even for counts past a float's range (float(total) is not)
     m = np.array([[int(v) / int(tally.total) for v in row] for row in tally.cells], dtype=float)
     s_ids, w_ids, r_ids = (np.asarray(c) for c in game.categories)
-    order = [(me + k) % n for k in range(1, n)]
+    order = refute_order(me, n)
     shape = (len(s_ids), len(w_ids), len(r_ids))
     reach = np.ones(shape)  # probability nobody before q could refute
     entropy = np.zeros(shape)

@@ -41,6 +41,7 @@ from deduce.games.clue.rules import (
     Show,
     Suggest,
     Suggestion,
+    refute_order,
 )
 
 __all__ = ["Mirror", "Request"]
@@ -93,7 +94,7 @@ class Mirror:
         self._check_seat(by)
         cards: IdTriple = self.codes.ids(message.cards)  # type: ignore[assignment]
         n = self.players
-        order = [(by + k) % n for k in range(1, n)]
+        order = refute_order(by, n)
         if d is None:
             passed, refuters, shown = tuple(order), (), ()
         else:

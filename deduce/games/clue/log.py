@@ -41,6 +41,7 @@ from deduce.games.clue.rules import (
     ExtraRevealed,
     ExtraSeen,
     Suggestion,
+    refute_order,
 )
 from deduce.logs import LogReader
 
@@ -171,7 +172,7 @@ class _Reader(LogReader):
             refuters = self._refuters(raw["refuted_by"], by)
             shown = self._shown(raw.get("shown"), refuters, by, seat, cards)
             n = self.game.num_players
-            order = [(by + k) % n for k in range(1, n)]
+            order = refute_order(by, n)
             if self.game.config.refute_all or len(refuters) != 1:
                 passed = tuple(p for p in order if p not in refuters)
             else:

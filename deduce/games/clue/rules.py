@@ -70,6 +70,7 @@ __all__ = [
     "EnvelopeSeen",
     "CardAt",
     "CardNotAt",
+    "refute_order",
     "CLASSIC_SUSPECTS",
     "CLASSIC_WEAPONS",
     "CLASSIC_ROOMS",
@@ -877,7 +878,7 @@ class ClueState(State):
                 self.positions[token] = room
                 if token != by and token < n:
                     self.dragged.add(token)
-        order = [(by + k) % n for k in range(1, n)]
+        order = refute_order(by, n)
         self._pending = {"by": by, "cards": cards, "order": order, "pos": 0,
                          "passed": [], "refuters": [], "shown": [], "declined": []}
         return events + self._advance_refutation()
@@ -1012,6 +1013,12 @@ class ClueState(State):
         if self.extra:
             w[list(self.extra)] = n + 1
         return w
+
+
+def refute_order(asker: int, num_players: int) -> list[int]:
+    """The seats asked to refute ``asker``'s suggestion, in turn (RULES.md §5C: to the left,
+    round the table, never the asker itself)."""
+    return [(asker + k) % num_players for k in range(1, num_players)]
 
 
 def shown_to(obs: ClueObservation, asker: int) -> dict[int, set[int]]:

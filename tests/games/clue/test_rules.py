@@ -17,6 +17,7 @@ from deduce.games.clue.rules import (
     Suggest,
     Suggestion,
     ViewExtra,
+    refute_order,
 )
 
 
@@ -101,6 +102,12 @@ def test_passes_are_recorded_and_nobody_refutes():
     s.apply(Suggest(tuple(ids("Miss Scarlet", "Rope", "Kitchen"))))  # only the suggester holds Kitchen
     ev = s.events[-1]
     assert ev.passed == (1, 2) and ev.refuters == ()
+
+
+def test_refute_order_goes_left_round_the_table_without_the_asker():
+    assert refute_order(0, 3) == [1, 2]
+    assert refute_order(2, 4) == [3, 0, 1]
+    assert refute_order(5, 6) == [0, 1, 2, 3, 4]
 
 
 def test_refute_all_asks_everyone():
