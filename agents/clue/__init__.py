@@ -29,6 +29,7 @@ AGENTS: dict[str, str] = {
     "racer-lap": "agents.clue.race_timing:LapRacerAgent",
     "racer-threat": "agents.clue.threat_racer:ThreatRacerAgent",
     "racer-two-step": "agents.clue.two_step:TwoStepRacerAgent",
+    "racer-reader": "agents.clue.suggestion_evidence:ReaderRacerAgent",
     "notebook-board": "agents.clue.board:NotebookBoardAgent",
     "deductive-board": "agents.clue.board:DeductiveBoardAgent",
     "deductive-target": "agents.clue.board:DeductiveTargetAgent",
