@@ -639,7 +639,34 @@ def _binomials(n: int) -> np.ndarray:
 _BINOM = _binomials(62)
 
 
-class _Join:
+class _Tallied:
+    """What both joins share for per-card tallies: the cache, and the cells of the cards fixed
+    before the join (each at its place in every world); :meth:`_free_cells` fills the rest."""
+
+    num_cards: int
+    num_locations: int
+    total: int
+    fixed: list[int]
+    _tallies: list[list[int]] | None
+
+    def tallies(self) -> list[list[int]]:
+        """``cells[card][loc]``: how many worlds put ``card`` at ``loc``."""
+        if self._tallies is not None:
+            return self._tallies
+        cells = [[0] * self.num_locations for _ in range(self.num_cards)]
+        if self.total:
+            for k, z in enumerate(self.fixed):
+                if z >= 0:
+                    cells[k][z] = self.total
+            self._free_cells(cells)
+        self._tallies = cells
+        return cells
+
+    def _free_cells(self, cells: list[list[int]]) -> None:
+        raise NotImplementedError
+
+
+class _Join(_Tallied):
     """Exact counts by locations instead of cards: every location's possible sets of open
     cards (each location's constraints alone: Mafia Code's crossing counts leave a few hundred
     to a few thousand hands per player), then a dynamic programme over locations whose state is
@@ -880,23 +907,13 @@ class _Join:
             raise TooLarge("split: the per-hand counts of this join need more than its pair budget") from None
         return full
 
-    def tallies(self) -> list[list[int]]:
-        """``cells[card][loc]``: how many worlds put ``card`` at ``loc``."""
-        if self._tallies is not None:
-            return self._tallies
-        cells = [[0] * self.num_locations for _ in range(self.num_cards)]
-        if self.total:
-            for k, z in enumerate(self.fixed):
-                if z >= 0:
-                    cells[k][z] = self.total
-            for z, masks, w in self._set_weights():
-                for k in range(self.num_cards):
-                    if self.cand[z] >> k & 1:
-                        cells[k][z] = int(w[(masks >> k) & 1 == 1].sum())
-            if self.end is not None:
-                self._end_cells(cells)
-        self._tallies = cells
-        return cells
+    def _free_cells(self, cells: list[list[int]]) -> None:
+        for z, masks, w in self._set_weights():
+            for k in range(self.num_cards):
+                if self.cand[z] >> k & 1:
+                    cells[k][z] = int(w[(masks >> k) & 1 == 1].sum())
+        if self.end is not None:
+            self._end_cells(cells)
 
     def solution_counts(self, loc: int) -> dict[tuple[int, ...], int]:
         """Worlds per set of cards at ``loc`` (its fixed cards included)."""
@@ -1008,7 +1025,7 @@ def _column_sums(w: np.ndarray, n: np.ndarray) -> list[int]:
     return out
 
 
-class _ClassJoin:
+class _ClassJoin(_Tallied):
     """Exact counts by card classes, location by location. Cards that no candidacy or rule tells
     apart (the same possible locations, in the same counts) form a class; a world is then one
     count vector per location (cards of each class it holds, meeting its rules; the vectors sum
@@ -1195,23 +1212,13 @@ class _ClassJoin:
             out.append((self.last, self.rest, self.layers[-1][1] * self.valid))
         return out
 
-    def tallies(self) -> list[list[int]]:
-        """``cells[card][loc]``: how many worlds put ``card`` at ``loc``."""
-        if self._tallies is not None:
-            return self._tallies
-        cells = [[0] * self.num_locations for _ in range(self.num_cards)]
-        if self.total:
-            for k, z in enumerate(self.fixed):
-                if z >= 0:
-                    cells[k][z] = self.total
-            for z, vecs, w in self._by_vector():
-                for j, t in enumerate(_column_sums(w, vecs)):
-                    per, left = divmod(t, int(self.size[j]))
-                    assert left == 0, "the cards of a class are interchangeable"
-                    for k in self.members[j]:
-                        cells[k][z] = per
-        self._tallies = cells
-        return cells
+    def _free_cells(self, cells: list[list[int]]) -> None:
+        for z, vecs, w in self._by_vector():
+            for j, t in enumerate(_column_sums(w, vecs)):
+                per, left = divmod(t, int(self.size[j]))
+                assert left == 0, "the cards of a class are interchangeable"
+                for k in self.members[j]:
+                    cells[k][z] = per
 
     def solution_counts(self, loc: int) -> dict[tuple[int, ...], int]:
         """Worlds per set of cards at ``loc`` (its fixed cards included): each count vector's
