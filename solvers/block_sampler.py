@@ -124,6 +124,9 @@ class Chain:
         #: the cards of each answer (a sum over fewer than half the cards: not a hand size or a
         #: pass), which a block often starts from: moving one of them needs another to move too
         self.groups = [np.array(sorted(f), dtype=np.int64) for f in prob.feature if 1 < len(f) < len(prob.hist) / 2]
+        #: the share of blocks started from answers' cards
+        self.group_share = 0.5
+        self._units: tuple[int, list[np.ndarray]] | None = None
         self.E = prob.kb.epochs
         self.L = prob.kb.num_locations
         #: block steps taken, those that fell back to a smaller block, DP transitions examined
@@ -144,27 +147,93 @@ class Chain:
         hist = self.flat.prob.hist
         return np.array([hist[c][h][-1] for c, h in enumerate(self.chosen)], dtype=np.int64)
 
-    def choose(self) -> np.ndarray:
+    def choose(self, left: np.ndarray | None = None) -> np.ndarray:
         """A random block, drawn without looking at the world (so each step stays invariant):
         half the time it starts from up to ``block - 2`` cards of one random answer, the rest
-        are random mobile cards."""
-        k = min(self.block, len(self.mobile))
+        are random mobile cards; with ``left`` (a mask over the cards), only cards still in it."""
         rng = self.rng
-        if self.groups and rng.random() < 0.5:
-            g = self.groups[int(rng.integers(len(self.groups)))]
-            first = rng.choice(g, size=min(len(g), max(1, k - 2)), replace=False)
-            rest = np.setdiff1d(self.mobile, first)
-            more = rng.choice(rest, size=min(len(rest), k - len(first)), replace=False)
-            return np.sort(np.concatenate([first, more]))
-        return np.sort(rng.choice(self.mobile, size=k, replace=False)) if k else self.mobile[:0]
+        pool = self.mobile if left is None else self.mobile[left[self.mobile]]
+        k = min(self.block, len(pool))
+        if not k:
+            return pool[:0]
+        first = pool[:0]
+        if self.groups and rng.random() < self.group_share:
+            taken: list[np.ndarray] = []
+            room = max(1, k - 2)
+            for gi in rng.permutation(len(self.groups)):  # whole answers while they fit
+                g = self.groups[int(gi)]
+                if left is not None:
+                    g = g[left[g]]
+                g = np.setdiff1d(g, np.concatenate(taken)) if taken else g
+                if not len(g):
+                    continue
+                if len(g) > room:
+                    if not taken:
+                        taken.append(rng.choice(g, size=room, replace=False))
+                    break
+                taken.append(g)
+                room -= len(g)
+            if taken:
+                first = np.concatenate(taken)
+        rest = np.setdiff1d(pool, first)
+        more = rng.choice(rest, size=min(len(rest), k - len(first)), replace=False)
+        return np.sort(np.concatenate([first, more]).astype(np.int64))
 
-    def step(self) -> tuple[np.ndarray, np.ndarray]:
-        """Resample one random block exactly given the other cards (halving it while its DP is
-        refused); the block's cards and their conditional cells ``[card, loc]`` of the last epoch."""
+    def units(self) -> list[np.ndarray]:
+        """The cards a sweep keeps together: answers' cards merged (smallest answers first) while
+        a unit stays within half a block, the other mobile cards alone (cached per block size)."""
+        if self._units is not None and self._units[0] == self.block:
+            return self._units[1]
+        cap = max(2, self.block // 2)
+        unit_of = {int(c): i for i, c in enumerate(self.mobile)}
+        members = {i: {int(c)} for i, c in enumerate(self.mobile)}
+        for g in sorted(self.groups, key=len):
+            ids = {unit_of[int(c)] for c in g if int(c) in unit_of}
+            if len(ids) < 2 or sum(len(members[i]) for i in ids) > cap:
+                continue
+            keep = min(ids)
+            for i in ids - {keep}:
+                for c in members.pop(i):
+                    unit_of[c] = keep
+                    members[keep].add(c)
+        out = [np.array(sorted(m), dtype=np.int64) for _, m in sorted(members.items())]
+        self._units = (self.block, out)
+        return out
+
+    def partition(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One sweep's blocks, drawn independently of the world: the :meth:`units` in a random
+        order packed into blocks of at most ``block`` cards (every mobile card in exactly one
+        block's *core*), each block padded to ``block`` cards with random other mobile cards
+        (resampled too, so the block moves more; their cells are not recorded)."""
+        units = self.units()
+        blocks: list[list[np.ndarray]] = [[]]
+        size = 0
+        for i in self.rng.permutation(len(units)):
+            u = units[int(i)]
+            if size and size + len(u) > self.block:
+                blocks.append([])
+                size = 0
+            blocks[-1].append(u)
+            size += len(u)
+        out = []
+        for b in blocks:
+            core = np.sort(np.concatenate(b)) if b else self.mobile[:0]
+            room = self.block - len(core)
+            pad = self.mobile[:0]
+            if room > 0:
+                rest = np.setdiff1d(self.mobile, core)
+                pad = self.rng.choice(rest, size=min(room, len(rest)), replace=False)
+            out.append((core, np.sort(np.concatenate([core, pad]).astype(np.int64))))
+        return out
+
+    def step(self, cards: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Resample one block (``cards``, else a random one) exactly given the other cards
+        (halving it while its DP is refused); the cards resampled and their conditional cells
+        ``[card, loc]`` of the last epoch."""
         from solvers import _block_kernels as kern
 
         self.steps += 1
-        cards = self.choose()
+        cards = self.choose() if cards is None else np.asarray(cards, dtype=np.int64)
         f = self.flat
         while True:
             u = self.rng.random(2 * len(cards))
@@ -261,17 +330,24 @@ class BlockGibbs(Solver):
         self.block_used = chains[0].block if chains else self.block
 
     def _sweep(self, chain: Chain) -> np.ndarray:
-        """One sweep's Rao-Blackwellised grid ``[card, loc]`` (mean over its steps)."""
+        """One sweep's Rao-Blackwellised grid ``[card, loc]``: the blocks of :meth:`Chain.partition`
+        resampled in turn, each mobile card's row its exact conditional cells at the step of the
+        block whose core holds it (with the answers' cards it shares a unit with, so the
+        conditional is not pinned by a partner held fixed); the other cards' rows their one
+        location."""
         C, L = len(chain.chosen), chain.L
-        n = max(1, -(-len(chain.mobile) // max(1, chain.block)))
-        acc = np.zeros((C, L))
-        for _ in range(n):
-            cards, cells = chain.step()
-            grid = np.zeros((C, L))
-            grid[np.arange(C), chain.last()] = 1.0
-            grid[cards] = cells
-            acc += grid
-        return acc / n
+        grid = np.zeros((C, L))
+        grid[np.arange(C), chain.last()] = 1.0
+        for core, block in chain.partition():
+            todo = [block]
+            while todo:  # a refused block's DP is drawn on a random half, then on the rest
+                want = todo.pop()
+                cards, cells = chain.step(want)
+                keep = np.isin(cards, core)
+                grid[cards[keep]] = cells[keep]
+                if len(cards) < len(want):
+                    todo.append(np.setdiff1d(want, cards))
+        return grid
 
     def estimate(self, kb: KnowledgeBase) -> Estimate:
         """Marginals of the last epoch with their diagnostics (all zero when inconsistent)."""
@@ -288,7 +364,7 @@ class BlockGibbs(Solver):
             for ch, d in zip(chains, draws, strict=True):
                 while len(d) < want:
                     d.append(self._sweep(ch))
-            x = np.array(draws)  # [chain, sweep, card, loc]
+            x = np.round(np.array(draws), 12)  # [chain, sweep, card, loc]; rounding noise off
             p = x.mean(axis=(0, 1))
             rhat = float(np.nanmax(split_rhat(x)))
             err = error_bound(batch_se(x), p)
