@@ -219,13 +219,15 @@ def main() -> None:
     ap.add_argument("--no-cpsat", action="store_true", help="skip cpsat's enumeration (12 s a position)")
     ap.add_argument("--gibbs", action="store_true", help="epoch-gibbs against frontier (and alone at full size)")
     ap.add_argument("--gibbs-rounds", default="4,6,8,10", help="full-deck rounds past 2 for --gibbs (no exact)")
-    ap.add_argument("--gibbs-block", type=int, default=None, help="epoch-gibbs block size (default: its own)")
+    ap.add_argument("--gibbs-block", type=int, default=None, help="epoch-gibbs block size, fixed (default: tuned to its work target)")
     ap.add_argument("--gibbs-max-samples", type=int, default=None, help="epoch-gibbs sweeps per chain at most")
     args = ap.parse_args()
     with open("/proc/loadavg") as f:
         print(f"load average at start: {f.read().split()[0]}")
     if args.gibbs:
         kw = {k: v for k, v in (("block", args.gibbs_block), ("max_samples", args.gibbs_max_samples)) if v is not None}
+        if args.gibbs_block is not None:
+            kw["work_target"] = None
         gibbs(args.seeds, tuple(int(r) for r in args.rounds.split(",")), args.full_seeds,
               tuple(int(r) for r in args.gibbs_rounds.split(",") if r), **kw)
     elif args.seeds:

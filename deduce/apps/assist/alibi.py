@@ -10,9 +10,12 @@ Morning; 'me' is you):
   spectator).
 * ``meld WHO SET``, ``accuse WHO``, ``reveal CARDS`` (the four box cards), ``hand WHO CARDS``.
 
-Cards move between epochs (passes, melds), so the exact counters cannot count this game; the
-grid spreads each card over the places it may still be (labelled approximate), while which
-cards may still be in the box is exact. Under the grid: the box's candidates per category,
+Cards move between epochs (passes, melds), so the exact counters cannot count this game. The
+grid's chances come from ``epoch-gibbs`` (:meth:`AlibiAdapter.sampled_grid`: block Gibbs with
+exact conditionals, 4 chains) when its chains agree and its stated error is small within a
+counted budget of sweeps, labelled with that error ("sampled: each chance within ±0.02 of the
+exact one (95%) ..."); otherwise each card is spread over the places it may still be (labelled
+approximate). Which cards may still be in the box is exact either way. Under the grid: the box's candidates per category,
 whether an accusation is safe, and the question the ``sampling`` agent (``agents.alibi.sampling``) would
 ask in your seat with its expected information about the box, estimated from sampled deals
 (so labelled approximate; seeded, so the same view always gets the same advice).
@@ -21,13 +24,17 @@ ask in your seat with its expected information about the box, estimated from sam
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from agents.alibi.sampling import recommend_question
-from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.session import _APPROX_SCALE, GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name, read_names, view_event_text, view_phrase
-from deduce.errors import DeduceError
+from deduce.errors import DeduceError, NotSupported, TooLarge
 from deduce.explain import Phrase
 from deduce.games.alibi.log import parse, set_name
 from deduce.games.alibi.rules import (
@@ -40,8 +47,30 @@ from deduce.games.alibi.rules import (
 )
 from deduce.games.alibi.text import action_text as _action_text
 from deduce.games.base import Game, Observation
+from deduce.knowledge import KnowledgeBase
 
-__all__ = ["AlibiAdapter", "ADAPTER"]
+__all__ = ["AlibiAdapter", "ADAPTER", "SampledGrid"]
+
+
+@dataclass(frozen=True)
+class SampledGrid:
+    """The grid from ``epoch-gibbs``: ``marginals`` (``exact`` False, probabilities scaled as
+    the session's approximations are), the stated 95% bound on the largest cell error, the
+    largest split R-hat over 4 chains, the sweeps recorded over all chains, and ``label``,
+    the words shown with the grid."""
+
+    marginals: Marginals
+    error: float
+    rhat: float
+    sweeps: int
+    label: str
+
+
+def sampled_label(error: float, rhat: float, chains: int) -> str:
+    """The grid's label in words for people: the stated error rounded up to two places."""
+    shown = max(0.01, math.ceil(error * 100 - 1e-9) / 100)
+    return (f"sampled: each chance within \u00b1{shown:.2f} of the exact one (95%); {chains} chains agree "
+            f"(split R-hat {rhat:.3f})")
 
 _FAMILIES = {"hand": "hand", "h": "hand", "seen": "seen", "s": "seen", "held": "held"}
 
@@ -70,8 +99,15 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     #: the time-indexed CP-SAT backend answers in well under a second; the default order tries
     #: a counter first that does not finish on Alibi's transfers.
     backends: ClassVar[tuple[str, ...] | None] = ("epoch", "cpsat")
-    #: the seed of the recommendation's sampled deals (one view, one answer).
+    #: the seed of the recommendation's sampled deals and of the grid's chains (one view, one answer).
     seed: ClassVar[int] = 0
+    #: the grid's sampler (``epoch-gibbs``) and its counted budget: recorded sweeps per chain at
+    #: most (doubling from 50 until the targets are met), every block's DP work metered; the
+    #: grid is used only when the stated 95% error is at most ``error_target`` and the split
+    #: R-hat at most ``rhat_target`` within it (else the even spread, labelled approximate).
+    grid_sampler: ClassVar[Mapping[str, Any]] = {"chains": 4, "samples": 50, "max_samples": 400}
+    error_target: ClassVar[float] = 0.02
+    rhat_target: ClassVar[float] = 1.01
 
     def __init__(self) -> None:
         self._advice: tuple[str, Any] | None = None  # (the view's events as JSON, the advice)
@@ -148,6 +184,39 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     def phrase(self, game: Game, obs: Observation) -> Phrase | None:
         """``why``'s words: the game's text module, citing each event as it is said."""
         return view_phrase(game, obs)
+
+    # -- the grid ----------------------------------------------------------------------------
+    def sampled_grid(self, kb: KnowledgeBase, possible: np.ndarray | None = None) -> SampledGrid | None:
+        """The grid's chances from ``epoch-gibbs`` with the adapter's seed and budget
+        (:attr:`grid_sampler`), or ``None`` when its chains do not meet :attr:`error_target` and
+        :attr:`rhat_target` within it, the sampler cannot take this view, or the active work
+        meter runs out. ``possible`` (the exact possible places, ``[card, loc]``): cells outside
+        it are set to 0 and a card with one place left to 1, so 'certain' and 'impossible' stay
+        exact."""
+        from solvers.block_sampler import BlockGibbs  # lazy: the assistant starts without numba
+
+        g = BlockGibbs(seed=self.seed, rhat_target=self.rhat_target, error_target=self.error_target,
+                       **dict(self.grid_sampler))
+        try:
+            est = g.estimate(kb)
+        except (NotSupported, TooLarge, ValueError):
+            return None
+        d = est.diagnostics
+        if not (d.converged and d.rhat <= self.rhat_target and d.error <= self.error_target):
+            return None
+        p = np.array(est.marginals, dtype=float)
+        if possible is not None:
+            allowed = np.asarray(possible) > 0
+            p[~allowed] = 0.0
+            one = allowed.sum(axis=1) == 1
+            p[one] = allowed[one].astype(float)
+        rows = p.sum(axis=1, keepdims=True)
+        if not bool((rows > 0).all()):
+            return None
+        p = p / rows
+        cells = tuple(tuple(_APPROX_SCALE if v == 1.0 else int(v * _APPROX_SCALE) for v in row) for row in p)
+        return SampledGrid(Marginals(p, False, _APPROX_SCALE, cells), d.error, d.rhat, d.samples,
+                           sampled_label(d.error, d.rhat, d.chains))
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

@@ -1,0 +1,54 @@
+"""The Alibi (Mayfair) assistant's grid from ``epoch-gibbs``: labelled with its stated error,
+within that error of the exact grid on a view small enough to count, and ``None`` (the even
+spread stays) when the chains do not meet the targets within the counted budget."""
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from deduce.apps.assist.alibi import AlibiAdapter, sampled_label
+from solvers.budget import metered
+from solvers.frontier import FrontierSolver
+from tests.solvers.test_frontier import alibi_view
+
+
+class SmallBlocks(AlibiAdapter):
+    """Blocks of 6 cards on a view with 10 that move: sampled, not solved in one block."""
+
+    grid_sampler: ClassVar[dict[str, Any]] = {"block": 6, "work_target": None, "samples": 50, "max_samples": 800}
+
+
+def test_the_grid_is_labelled_and_within_its_stated_error_of_the_exact_one():
+    _, kb = alibi_view(5, 12, None)
+    exact = FrontierSolver(max_cells=None).tallies(kb).marginals()
+    possible = exact > 0
+    grid = SmallBlocks().sampled_grid(kb, possible)
+    assert grid is not None
+    assert grid.label.startswith("sampled: each chance within \u00b10.0") and "(95%)" in grid.label
+    assert "4 chains agree (split R-hat 1.00" in grid.label
+    assert grid.error <= 0.02 and grid.rhat <= 1.01
+    p = grid.marginals.p
+    assert not grid.marginals.exact
+    assert float(np.abs(p - exact).max()) <= grid.error
+    assert np.array_equal(p == 0, exact == 0) and np.array_equal(p == 1, exact == 1)
+    assert np.allclose(p.sum(axis=1), 1.0)
+    again = SmallBlocks().sampled_grid(kb, possible)  # seeded: the same view, the same grid
+    assert again is not None and np.array_equal(again.marginals.p, p)
+
+
+def test_no_grid_when_the_budget_is_too_small_to_meet_the_targets():
+    _, kb = alibi_view(5, 12, None)
+
+    class Short(SmallBlocks):
+        grid_sampler: ClassVar[dict[str, Any]] = {**SmallBlocks.grid_sampler, "samples": 8, "max_samples": 8}
+
+    assert Short().sampled_grid(kb) is None
+    with metered(1_000):  # the work meter runs out inside the block steps
+        assert SmallBlocks().sampled_grid(kb) is None
+
+
+def test_the_label_rounds_the_error_up_for_people():
+    assert sampled_label(0.0141, 1.0062, 4) == (
+        "sampled: each chance within \u00b10.02 of the exact one (95%); 4 chains agree (split R-hat 1.006)")
+    assert sampled_label(0.02, 1.0, 4).startswith("sampled: each chance within \u00b10.02 ")
+    assert sampled_label(0.0001, 1.0, 4).startswith("sampled: each chance within \u00b10.01 ")
