@@ -45,7 +45,7 @@ from deduce.constraints import (
     Op,
     Transfer,
 )
-from deduce.errors import NotSupported
+from deduce.errors import InvalidConfig, NotSupported
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, Solver
 from solvers.budget import Work
@@ -161,12 +161,15 @@ class _Pruned:
                 m.AddBoolOr([])  # k cards must move but none can: infeasible
 
     def solve(self, assumptions: Sequence = (), seed: int = 0, objective: dict | None = None,
-              work_limit: float | None = None, work: Work | None = None) -> np.ndarray | None:
+              work_limit: float | None = None, work: Work | None = None,
+              order: Sequence | None = None) -> np.ndarray | None:
         """A world ``[epoch, card]`` or None when there is none (under ``assumptions``).
         ``work_limit`` bounds an optimisation in CP-SAT's deterministic time units (about
         seconds), never in wall time: a wall-clock limit would let machine load decide which
         world comes back, and with it every answer built on it. ``work`` counts the query's
-        deterministic time against its budget (:mod:`solvers.budget`)."""
+        deterministic time against its budget (:mod:`solvers.budget`). ``order``: literals to
+        branch on first, in this order, each tried true first (CP-SAT's fixed search): the
+        first world found then follows the order, a cheap way to get different worlds."""
         from ortools.sat.python import cp_model
 
         m = self.model
@@ -177,7 +180,16 @@ class _Pruned:
             m.Maximize(sum(w * v for v, w in objective.items()))
         else:
             m.ClearObjective()
+        strategies = m.Proto().search_strategy
+        if len(strategies):
+            try:
+                strategies.clear()
+            except AttributeError:  # pragma: no cover - a protobuf message (older ortools)
+                del strategies[:]
         solver = cp_model.CpSolver()
+        if order:
+            m.AddDecisionStrategy(list(order), cp_model.CHOOSE_FIRST, cp_model.SELECT_MAX_VALUE)
+            solver.parameters.search_branching = cp_model.FIXED_SEARCH
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = int(seed)
         # small pruned models: CP-SAT's presolve, probing, symmetry and LP layers cost far more
@@ -362,6 +374,7 @@ class EpochSolver(Solver):
         self.seed = int(seed)
         #: CP-SAT deterministic time one query may spend (None: no cap), see :mod:`solvers.budget`
         self.work_limit = work_limit
+        self._memos: list[_Memo] = []  # newest first, see possible
 
     def _work(self) -> Work | None:
         return Work.needed("epoch", self.work_limit)
@@ -373,61 +386,158 @@ class EpochSolver(Solver):
 
     def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
         """bool[card, loc] of the last epoch (or ``epoch``): every cell is witnessed by a
-        consistent world or refuted by CP-SAT, so the answer is exact.
+        consistent world or refuted (by propagation, by CP-SAT, or by an earlier answer of this
+        solver on a knowledge base whose constraints are a subset of these), so the answer is
+        exact.
 
         Why it is fast: witnesses come from the compiled chains (thousands of consistent
-        worlds in milliseconds) started from every CP-SAT world found; the cells no world
+        worlds in milliseconds) started from every consistent world at hand; the cells no world
         has shown yet are asked together ("some of them"), so one solve witnesses at least one
         of them and one infeasible solve refutes all that are left, where one solve per cell
-        cost 2-5 s per query on 4-player Mayfair Alibi."""
+        cost 2-5 s per query on 4-player Mayfair Alibi.
+
+        A knowledge base that grows (a player's view a few actions later: the same deck,
+        locations and epochs, every earlier constraint kept) reuses what :class:`_Memo` kept of
+        an earlier answer on a subset of its constraints, each fact in the direction it holds:
+        a cell no world of the subset has is in no world of the superset (more constraints, fewer
+        worlds), so it needs no refuting again; a world of the subset is a world of the superset
+        only if it satisfies the constraints added since, which is checked before it starts a
+        chain. The CP-SAT model is built only when no such world is left or a cell is left to
+        refute."""
         self.check_supported(kb)
         e = kb.epochs - 1 if epoch is None else int(epoch)
         out = np.zeros((kb.num_cards, kb.num_locations), dtype=bool)
-        model, possible = pruned_model(kb)
-        if model is None:
+        prop = propagate(kb)
+        if prop.contradiction is not None:
             return out
+        possible = prop.possible
+        key = (kb.deck.cards, kb.locations, kb.epochs)
+        cons = frozenset(kb.constraints)
+        earlier = [m for m in self._memos if m.key == key and m.constraints <= cons]
+        todo = possible[e].copy()  # the cells to witness or refute
+        for m in earlier:
+            if e in m.refuted:
+                todo &= ~m.refuted[e]
+        if not todo.any():  # every cell ruled out by propagation or by an earlier answer
+            return out
+        starts = _still_consistent(earlier, cons)
         work = self._work()
-        world = model.solve(seed=self.seed, work=work)
-        if world is None:
-            return out
+        model: _Pruned | None = None
+        found: list[np.ndarray] = []
+        if not starts:
+            model = _Pruned(kb, possible)
+            world = model.solve(seed=self.seed, work=work)
+            if world is None:  # no world at all: every cell is refuted
+                self._remember(_Memo(key, cons, {e: np.ones_like(out)}, []))
+                return out
+            starts = [world]
         comp = _compile(kb)
         mobile = np.flatnonzero((possible.sum(axis=2) > 1).any(axis=0)).astype(np.int64)
         rng = np.random.default_rng(self.seed)
+        for world in starts:
+            found.append(world)
+            found.append(_witness(kb, possible, mobile, comp, world, e, self.witness_moves,
+                                  int(rng.integers(2**31)), out))
+            if not (todo & ~out).any():
+                break
         while True:
-            _witness(kb, possible, mobile, comp, world, e, self.witness_moves, int(rng.integers(2**31)), out)
-            left = [model.x[e][int(card)][int(z)] for card, z in np.argwhere(possible[e] & ~out)]
-            if not left:
-                return out
+            cells = np.argwhere(todo & ~out)
+            if not len(cells):
+                break
+            if model is None:
+                model = _Pruned(kb, possible)
             some = model.model.NewBoolVar("")
-            model.model.AddBoolOr(left).OnlyEnforceIf(some)
+            model.model.AddBoolOr([model.x[e][int(card)][int(z)] for card, z in cells]).OnlyEnforceIf(some)
             world = model.solve([some], work=work)
-            if world is None:
-                return out
+            if world is None:  # none of the cells left is in a world: all refuted together
+                break
+            found.append(world)
+            found.append(_witness(kb, possible, mobile, comp, world, e, self.witness_moves,
+                                  int(rng.integers(2**31)), out))
+        self._remember(_Memo(key, cons, {e: ~out}, _distinct(found)[-_MEMO_WORLDS:]))
+        return out
+
+    def _remember(self, memo: _Memo) -> None:
+        """Keep ``memo`` (newest first, at most :data:`_MEMOS`); a memo on the same
+        constraints takes over the refuted cells of the other epochs it had."""
+        for i, m in enumerate(self._memos):
+            if m.key == memo.key and m.constraints == memo.constraints:
+                memo.refuted = {**m.refuted, **memo.refuted}
+                memo.worlds = _distinct(m.worlds + memo.worlds)[-_MEMO_WORLDS:]
+                del self._memos[i]
+                break
+        self._memos.insert(0, memo)
+        del self._memos[_MEMOS:]
+
+
+#: knowledge bases :class:`EpochSolver` remembers (each player's view in a 5-player audit, with
+#: room), and the worlds it keeps of each (CP-SAT's and the chains' last)
+_MEMOS = 12
+_MEMO_WORLDS = 8
+
+
+@dataclass
+class _Memo:
+    """What one ``possible`` answer leaves for a later knowledge base with more constraints:
+    by epoch, the cells no world of ``constraints`` has there (so no world of a superset has
+    them either), and some worlds of ``constraints`` (a superset's own constraints must be
+    checked on them before they are used)."""
+
+    key: tuple
+    constraints: frozenset[Constraint]
+    refuted: dict[int, np.ndarray]
+    worlds: list[np.ndarray]
+
+
+def _distinct(worlds: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """``worlds`` without repeats, in order (the last of equal ones kept)."""
+    last = {w.tobytes(): i for i, w in enumerate(worlds)}
+    return [w for i, w in enumerate(worlds) if last[w.tobytes()] == i]
+
+
+def _still_consistent(earlier: Sequence[_Memo], cons: frozenset[Constraint]) -> list[np.ndarray]:
+    """The worlds of ``earlier`` memos (each a subset of ``cons``) that satisfy ``cons``:
+    each already satisfies its memo's constraints, so only the ones added since are checked.
+    Copies (the chains move their start in place), newest first, without repeats."""
+    out: list[np.ndarray] = []
+    seen: set[bytes] = set()
+    for m in earlier:
+        added = cons - m.constraints
+        for w in reversed(m.worlds):
+            b = w.tobytes()
+            if b in seen:
+                continue
+            seen.add(b)
+            if all(c.holds(w) for c in added):
+                out.append(w.copy())
+    return out
 
 
 def _witness(kb: KnowledgeBase, possible: np.ndarray, mobile: np.ndarray, comp: _Compiled, world: np.ndarray,
-             epoch: int, moves: int, seed: int, out: np.ndarray) -> None:
+             epoch: int, moves: int, seed: int, out: np.ndarray) -> np.ndarray:
     """Mark in ``out[card, loc]`` where the cards are at ``epoch`` in ``world`` and in the
     worlds a compiled chain visits from it in ``moves`` moves (every one consistent: the
-    chain accepts only consistent moves)."""
+    chain accepts only consistent moves). Returns the chain's last world; ``world`` itself is
+    not changed."""
     from solvers import _epoch_kernels as kern
 
     idx = np.arange(kb.num_cards)
     out[idx, world[epoch]] = True
     if moves <= 0:
-        return
-    w = np.ascontiguousarray(world, dtype=np.int64)
+        return world
+    w = np.array(world, dtype=np.int64)  # a copy: the kernel moves it in place
     values = comp.values(w)
     per = 64
     if epoch == kb.epochs - 1:  # the kernel records the last epoch after every move
         rec = np.zeros((moves, kb.num_cards), dtype=np.int64)
         kern.run_chain(w, possible, mobile, *comp.args(), values, seed, 0, 1, moves, rec)
         out[np.broadcast_to(idx, rec.shape), rec] = True
-        return
+        return w
     scratch = np.zeros((1, kb.num_cards), dtype=np.int64)
     for i in range(max(1, moves // per)):
         kern.run_chain(w, possible, mobile, *comp.args(), values, seed + i, per, 1, 0, scratch)
         out[idx, w[epoch]] = True
+    return w
 
 
 @dataclass
@@ -595,19 +705,51 @@ class EpochSampler(Solver):
             out.append(w)
         return out
 
+    def ordered_starts(self, kb: KnowledgeBase, model: _Pruned, rng: np.random.Generator) -> list[np.ndarray]:
+        """Different CP-SAT solutions to start the chains from, each the first world found
+        when branching on the last epoch's cells in a random order, each cell tried true first
+        (:meth:`_Pruned.solve`'s ``order``). About as far apart as :meth:`starts`' optimised
+        worlds (on three 4-player Mayfair Alibi views of 4, 9 and 11 epochs, two starts placed
+        39, 30 and 28 of the 78 cards apart in the last epoch on average, against 38, 30 and
+        29) for one feasibility solve each: 0.02-0.04 s where an optimisation within its 0.2
+        work units took 0.5-0.6 s (load 4-5)."""
+        out = []
+        e = kb.epochs - 1
+        cells = [v for c in range(kb.num_cards) for v in model.x[e][c].values()]
+        for i in range(self.chains):
+            order = [cells[int(j)] for j in rng.permutation(len(cells))]
+            w = model.solve(seed=int(rng.integers(2**31)), order=order, work_limit=0.2)
+            if w is None:
+                w = model.solve(seed=i)
+            if w is None:
+                return []
+            out.append(w)
+        return out
+
     def _chains(self, kb: KnowledgeBase, rng: np.random.Generator, full: bool, per_chain: int,
-                adaptive: bool) -> tuple[np.ndarray, Diagnostics] | None:
-        """Draws ``[chain, draw, epoch or 1, card]`` and their diagnostics (None: inconsistent)."""
+                adaptive: bool, given: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray, Diagnostics] | None:
+        """Draws ``[chain, draw, epoch or 1, card]`` and their diagnostics (None: inconsistent);
+        the chains start from the ``given`` worlds where there are some (checked against
+        ``kb``; no CP-SAT model is built), else from CP-SAT solutions (:meth:`starts` for an
+        estimate, whose split R-hat they underwrite, :meth:`ordered_starts` for samples)."""
         from solvers import _epoch_kernels as kern
         from solvers.convergence import batch_se, cell_series, error_bound, split_rhat
 
         self.check_supported(kb)
-        model, possible = pruned_model(kb)
-        if model is None:
-            return None
-        starts = self.starts(kb, possible, model, rng)
-        if not starts:
-            return None
+        if given:
+            for i, w in enumerate(given):
+                if np.shape(w) != (kb.epochs, kb.num_cards) or not kb.consistent_with(w):
+                    raise InvalidConfig(f"starts[{i}]", "a world", "not a world of the knowledge base")
+            prop = propagate(kb)
+            possible = prop.possible  # no contradiction: a world satisfies every constraint
+            starts = [np.array(w, dtype=np.int64) for w in given]  # copies: the chains move them in place
+        else:
+            model, possible = pruned_model(kb)
+            if model is None:
+                return None
+            starts = self.starts(kb, possible, model, rng) if adaptive else self.ordered_starts(kb, model, rng)
+            if not starts:
+                return None
         comp = _compile(kb)
         mobile = np.flatnonzero((possible.sum(axis=2) > 1).any(axis=0)).astype(np.int64)
         worlds = [np.ascontiguousarray(w, dtype=np.int64) for w in starts]
@@ -661,11 +803,15 @@ class EpochSampler(Solver):
 
         return Estimate(cell_series(arr[:, :, -1, :], kb.num_locations).mean(axis=(0, 1)), diag)
 
-    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    def sample(self, kb: KnowledgeBase, n: int, rng: np.random.Generator,
+               starts: Sequence[np.ndarray] | None = None) -> list[np.ndarray]:
         """``n`` worlds ``[epoch, card]``, spread over the chains (empty when inconsistent);
-        no adaptive doubling: the caller chose ``n``."""
-        per = -(-n // max(1, self.chains))
-        got = self._chains(kb, rng, True, per, False)
+        no adaptive doubling: the caller chose ``n``. ``starts``: worlds of ``kb`` the caller
+        already has (one chain each instead of ``chains`` CP-SAT solutions, and no model to
+        build); they are not changed, and one that is not a world of ``kb`` is an
+        InvalidConfig."""
+        per = -(-n // max(1, len(starts) if starts else self.chains))
+        got = self._chains(kb, rng, True, per, False, starts)
         if got is None:
             self.last = None
             return []

@@ -230,13 +230,22 @@ def _answer(kb: Any, backend: Any, bound: float) -> tuple[np.ndarray, int | None
         return possible, (int(backend.count(kb)) if bound <= 20_000 and getattr(backend, "can_count", True) else None)
 
 
-def _sampled(kb: Any, possible: np.ndarray, seed: int) -> str | None:
+def _sampled(kb: Any, possible: np.ndarray, seed: int, truth: np.ndarray | None = None) -> str | None:
     """The sampler's second opinion on one exact answer: every world it draws must be
     consistent with ``kb`` and put each card where ``possible`` allows (a mismatch), else None.
-    One-sided by nature: it can find a world the exact answer missed, never prove a cell empty."""
+    One-sided by nature: it can find a world the exact answer missed, never prove a cell empty.
+    ``truth``, the game's true world (a world of ``kb``: the soundness check passed), is held
+    to the same test and is where the chain starts: a start that owes nothing to CP-SAT, whose
+    model the exact answer (``epoch``) also builds, and no model to build or solve. The
+    sampler copies it (its chain moves its start in place)."""
+    if truth is not None:
+        outside = [(int(c), int(z)) for c, z in enumerate(truth[-1]) if not possible[c, z]]
+        if outside:
+            return f"the true world has (card, loc) {outside[:3]}, which the exact answer calls impossible"
     # one chain: a second one starts from a CP-SAT optimisation that cost more than the rest of a check
     sampler = solver_registry.get("epoch-sample", chains=1, burn_in=2_000, thin=10, seed=seed)
-    worlds = sampler.sample(kb, _SAMPLED_WORLDS, np.random.default_rng(seed))
+    worlds = sampler.sample(kb, _SAMPLED_WORLDS, np.random.default_rng(seed),
+                            starts=None if truth is None else [truth])
     if not worlds and possible.any():
         return "the sampler found no world where the exact answer has some"
     for w in {np.asarray(w).tobytes(): np.asarray(w) for w in worlds}.values():  # each distinct world once
@@ -249,11 +258,12 @@ def _sampled(kb: Any, possible: np.ndarray, seed: int) -> str | None:
     return None
 
 
-def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0) -> Agreement:
+def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0, truth: np.ndarray | None = None) -> Agreement:
     """Ask ``backends`` in order until two of different :data:`FAMILY` answer within the work
     budget, and compare their possible locations (and counts, where both count). Where only
-    one answers, the sampler (``epoch-sample``, where it applies) is the second opinion,
-    labelled as such; where none can, the check is skipped with the reasons."""
+    one answers, the sampler (``epoch-sample``, where it applies; its chain starts from
+    ``truth``, a world of ``kb``, where given) is the second opinion, labelled as such; where
+    none can, the check is skipped with the reasons."""
     bound = _worlds_bound(kb)
     brute_bound = _worlds_bound(kb, facts_only=True)
     answers: list[tuple[str, np.ndarray, int | None]] = []
@@ -290,7 +300,7 @@ def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0) -> Agreement:
         name, possible, _ = answers[0]
         sampler = solver_registry.get("epoch-sample")
         if sampler.supports(kb):
-            return Agreement(f"{name}+sampler", _sampled(kb, possible, seed))
+            return Agreement(f"{name}+sampler", _sampled(kb, possible, seed, truth))
         why["epoch-sample"] = "does not support it"
     found = f"only {answers[0][0]} answered" if answers else "no exact method answered"
     return Agreement(skipped=f"{found} ({'; '.join(f'{k}: {v}' for k, v in why.items())})")
@@ -522,10 +532,12 @@ def _check_step(
         kb = game.knowledge(obs)
         report.seconds["knowledge"] += time.perf_counter() - start
         start = time.perf_counter()
+        sound = False
         if world is None:
             report.skipped["soundness"] += 1
         elif kb.consistent_with(world):
             report.passed["soundness"] += 1
+            sound = True
         else:
             broken = [kb.describe(c) for c in kb.violated(world)][:3] if hasattr(kb, "violated") else []
             _fail(report, "soundness", game, game_seed, step, p, f"the true world breaks {broken}")
@@ -537,7 +549,11 @@ def _check_step(
                 verdict = verdicts[key]
                 report.reused += 1
             else:
-                verdict = (_agreement(kb, backends, seed=game_seed % 2**31 + step) if hasattr(kb, "constraints")
+                # a copy of the true world for this player's check alone: the next player's
+                # soundness check reads ``world`` again
+                truth = np.array(world) if sound and getattr(kb, "epochs", 1) > 1 else None
+                verdict = (_agreement(kb, backends, seed=game_seed % 2**31 + step, truth=truth)
+                           if hasattr(kb, "constraints")
                            else Agreement(skipped="the knowledge base has no constraints to solve"))
                 if key is not None:
                     verdicts[key] = verdict

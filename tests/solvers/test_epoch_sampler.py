@@ -85,10 +85,10 @@ def test_samples_are_consistent_histories():
 
 
 @st.composite
-def history_kbs(draw) -> KnowledgeBase:
+def histories(draw) -> tuple[KnowledgeBase, np.ndarray]:
     """A random true history (two epochs, cards moving along random pairs), the transfer and
     the location sizes it implies, and a few true answers about it (counts now and ever, facts):
-    the shape of a Mayfair Alibi view."""
+    the shape of a Mayfair Alibi view; with the true history ``[epoch, card]``."""
     n = draw(st.integers(3, 5))
     z = draw(st.integers(2, 3))
     w0 = np.array(draw(st.lists(st.integers(0, z - 1), min_size=n, max_size=n)))
@@ -115,7 +115,12 @@ def history_kbs(draw) -> KnowledgeBase:
             ever = (world[:, cards] == loc).any(axis=0)
             cons.append(CountEver(cards, [loc], [0, 1], int(ever.sum())))
     kb.extend(cons, check=False)
-    return kb
+    return kb, world
+
+
+def history_kbs() -> st.SearchStrategy:
+    """:func:`histories` without the true history."""
+    return histories().map(lambda case: case[0])
 
 
 # derandomised: the sampler is not guaranteed to reach its error target within max_samples on
@@ -134,3 +139,65 @@ def test_a_knowledge_base_with_loose_sizes_is_refused():
     kb.extend([Transfer(0, [(0, 1, 1)]), Count([0, 1], 0, 1, epoch=0), Count([0, 1], 0, 0, epoch=1)], check=False)
     with pytest.raises(NotSupported, match="z1 in epoch 0"):
         EpochSampler().estimate(kb)
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=histories(), seed=st.integers(0, 2**16))
+def test_sampling_from_a_given_world_stays_among_brute_forces_worlds(case, seed):
+    """Started from a given world of the base (the audit's true world), the chain builds no
+    model, leaves the start unchanged and draws only worlds that brute force finds consistent."""
+    kb, world = case
+    start = world.copy()
+    worlds = EpochSampler(chains=1, burn_in=50, thin=3).sample(kb, 20, np.random.default_rng(seed), starts=[start])
+    assert np.array_equal(start, world)
+    assert len(worlds) == 20
+    every = {w.tobytes() for w in solvers.get("brute").worlds(kb)}
+    assert all(np.asarray(w, dtype=np.int64).tobytes() in every for w in worlds)
+
+
+def test_a_given_start_that_is_not_a_world_of_the_base_is_refused():
+    from deduce.errors import InvalidConfig
+
+    kb = history_kb()
+    good = EpochSampler(seed=2).sample(kb, 1, np.random.default_rng(2))[0]
+    bad = good.copy()
+    bad[0] = (bad[0] + 1) % 3
+    with pytest.raises(InvalidConfig, match="starts"):
+        EpochSampler().sample(kb, 5, np.random.default_rng(0), starts=[bad])
+    with pytest.raises(InvalidConfig, match="starts"):
+        EpochSampler().sample(kb, 5, np.random.default_rng(0), starts=[good[:1]])
+    assert len(EpochSampler().sample(kb, 5, np.random.default_rng(0), starts=[good, good])) == 5
+
+
+def _alibi_view(seed: int, moves: int, players: int = 4):
+    from deduce.games.alibi.actions import Accuse
+    from deduce.games.registry import make
+    from deduce.play import GameRun, RandomPlayer
+
+    game = make("alibi", num_players=players)
+    run = GameRun(game, [RandomPlayer(seed=i, exclude=(Accuse,)) for i in range(players)], seed, max_moves=moves)
+    for _ in run:
+        pass
+    return game.knowledge(run.state.observation(0))
+
+
+def test_ordered_starts_are_different_worlds_of_the_base_and_leave_the_model_as_it_was():
+    """``sample``'s chains start from CP-SAT's first worlds under random branching orders:
+    each a world of the base, no two alike, the same from the same seed; the order is not
+    left in the model (a plain solve afterwards finds what it finds on a fresh model)."""
+    from solvers.epoch import pruned_model
+
+    kb = _alibi_view(1, 60)
+    assert kb.epochs > 2
+    model, _ = pruned_model(kb)
+    fresh, _ = pruned_model(kb)
+    sampler = EpochSampler(chains=3)
+    starts = sampler.ordered_starts(kb, model, np.random.default_rng(5))
+    assert len(starts) == 3 and all(kb.consistent_with(w) for w in starts)
+    assert len({w.tobytes() for w in starts}) == 3
+    again = sampler.ordered_starts(kb, fresh, np.random.default_rng(5))
+    assert all(np.array_equal(a, b) for a, b in zip(starts, again, strict=True))
+    clean, _ = pruned_model(kb)
+    assert np.array_equal(model.solve(seed=3), clean.solve(seed=3))
+    worlds = sampler.sample(kb, 30, np.random.default_rng(0))
+    assert len(worlds) == 30 and all(kb.consistent_with(w) for w in worlds)

@@ -246,3 +246,44 @@ def test_the_sampler_second_opinion_catches_an_exact_answer_that_misses_worlds()
     for c in open_cards:
         wrong[c, np.flatnonzero(possible[c])[0]] = True
     assert "calls impossible" in _sampled(kb, wrong, seed=1)
+
+
+def test_the_sampler_started_from_the_true_world_leaves_it_unchanged_and_holds_it_to_the_answer():
+    """The audit's sampler opinion starts from the true world (no CP-SAT model): the world the
+    next player's soundness check reads must come back unchanged (the chain moves its start in
+    place, which an earlier attempt let through: "the true world breaks At(...)@0"), the worlds
+    drawn are consistent, and a true world outside the exact answer is a mismatch."""
+    import numpy as np
+
+    from deduce.apps.audit import _sampled
+    from deduce.games.registry import make
+    from deduce.play import GameRun, RandomPlayer
+    from solvers.epoch import EpochSolver
+
+    game = make("alibi", num_players=3)
+    run = GameRun(game, [RandomPlayer(seed=i) for i in range(3)], 7, max_moves=12)
+    for _ in run:
+        pass
+    world = run.state.world()
+    kept = world.copy()
+    kbs = [game.knowledge(run.state.observation(p)) for p in range(3)]
+    assert kbs[0].epochs > 2
+    for kb in kbs:
+        assert kb.consistent_with(world)
+        possible = EpochSolver().possible(kb)
+        assert _sampled(kb, possible, seed=1, truth=world) is None
+        assert np.array_equal(world, kept)
+    possible = EpochSolver().possible(kbs[0])
+    wrong = possible.copy()
+    wrong[0, world[-1, 0]] = False
+    assert "the true world has (card, loc)" in _sampled(kbs[0], wrong, seed=1, truth=world)
+
+
+def test_an_alibi_audit_with_the_sampler_from_the_true_world_is_sound_for_every_player():
+    """A short 3-player Mayfair Alibi audit past its first pass, agreement every action: every
+    player's soundness check passes after the other players' sampler opinions started from the
+    same true world, and the agreement ran (epoch+sampler) on every check."""
+    report = audit("alibi", games=1, seed=1, agents=["random"], check_every=1, max_actions=40)
+    assert report.ok, [f.message for f in report.failures[:3]]
+    assert report.passed["soundness"] == 3 * report.actions
+    assert report.methods["epoch+sampler"] > 0 and report.skipped["agreement"] == 0
