@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     def njit(**_: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return lambda f: f
 
-__all__ = ["block_step"]
+__all__ = ["block_step", "swap_moves"]
 
 OK, TOO_MANY_STATES, TOO_MUCH_WORK, NO_COMPLETION = 0, 1, 2, 3
 
@@ -237,3 +237,46 @@ def block_step(block: np.ndarray, chosen: np.ndarray, hist_opt_ptr: np.ndarray, 
             tot[j] += feat[new, j] - feat[old, j]
         chosen[c] = picks[i]
     return OK, work
+
+
+@njit(cache=True)
+def swap_moves(chosen: np.ndarray, hist_opt_ptr: np.ndarray, hist_opt: np.ndarray, feat: np.ndarray,
+               code_sorted: np.ndarray, code_index: np.ndarray, code: np.ndarray, op: np.ndarray, n: np.ndarray,
+               tot: np.ndarray, pa: np.ndarray, pb: np.ndarray) -> int:
+    """Metropolis swaps: for each pair ``(pa[t], pb[t])`` the two cards trade their whole
+    histories when each may have the other's and every sum still holds (the proposal is its
+    own reverse and the target uniform, so a consistent swap is always accepted). ``code``:
+    each card's histories as integers (per card ``hist_opt_ptr[c]..``), ``code_sorted`` /
+    ``code_index`` the same sorted with their history indices. Returns the swaps made."""
+    J = len(n)
+    made = 0
+    for t in range(len(pa)):
+        a, b = pa[t], pb[t]
+        ha, hb = chosen[a], chosen[b]
+        ca, cb = code[hist_opt_ptr[a] + ha], code[hist_opt_ptr[b] + hb]
+        if ca == cb:
+            continue
+        lo_a, hi_a = hist_opt_ptr[a], hist_opt_ptr[a + 1]
+        lo_b, hi_b = hist_opt_ptr[b], hist_opt_ptr[b + 1]
+        ia = lo_a + np.searchsorted(code_sorted[lo_a:hi_a], cb)
+        if ia >= hi_a or code_sorted[ia] != cb:
+            continue
+        ib = lo_b + np.searchsorted(code_sorted[lo_b:hi_b], ca)
+        if ib >= hi_b or code_sorted[ib] != ca:
+            continue
+        na, nb = code_index[ia], code_index[ib]
+        oa, ob = hist_opt[lo_a + ha], hist_opt[lo_b + hb]
+        qa, qb = hist_opt[lo_a + na], hist_opt[lo_b + nb]
+        ok = True
+        for j in range(J):
+            v = tot[j] + feat[qa, j] - feat[oa, j] + feat[qb, j] - feat[ob, j]
+            if (op[j] == 0 and v != n[j]) or (op[j] == 1 and v > n[j]) or (op[j] == 2 and v < n[j]):
+                ok = False
+                break
+        if not ok:
+            continue
+        for j in range(J):
+            tot[j] += feat[qa, j] - feat[oa, j] + feat[qb, j] - feat[ob, j]
+        chosen[a], chosen[b] = na, nb
+        made += 1
+    return made

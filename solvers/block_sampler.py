@@ -92,6 +92,17 @@ class _Flat:
         self.opt_hist = np.array(opt_hist, dtype=np.int64)
         self.hist_opt_ptr = np.array(hist_opt_ptr, dtype=np.int64)
         self.hist_opt = np.array(hist_opt, dtype=np.int64)
+        # each history as one integer (base L over the epochs), per card sorted, for the swaps
+        code, code_sorted, code_index = [], [], []
+        for c in range(C):
+            cs = [sum(int(z) * L**e for e, z in enumerate(h)) for h in prob.hist[c]]
+            order = np.argsort(cs, kind="stable")
+            code.extend(cs)
+            code_sorted.extend(cs[i] for i in order)
+            code_index.extend(int(i) for i in order)
+        self.code = np.array(code, dtype=np.int64)
+        self.code_sorted = np.array(code_sorted, dtype=np.int64)
+        self.code_index = np.array(code_index, dtype=np.int64)
 
     def totals(self, chosen: np.ndarray) -> np.ndarray:
         """Every sum's value in the world of histories ``chosen``."""
@@ -127,8 +138,13 @@ class Chain:
         #: the share of blocks started from answers' cards
         self.group_share = 0.5
         self._units: tuple[int, list[np.ndarray]] | None = None
+        #: the largest unit as a share of the block
+        self.unit_share = 0.5
         self.E = prob.kb.epochs
         self.L = prob.kb.num_locations
+        #: swaps proposed per sweep, per mobile card (:meth:`swap`)
+        self.swaps = 0
+        self.swapped = 0
         #: block steps taken, those that fell back to a smaller block, DP transitions examined
         self.steps = 0
         self.halved = 0
@@ -181,10 +197,10 @@ class Chain:
 
     def units(self) -> list[np.ndarray]:
         """The cards a sweep keeps together: answers' cards merged (smallest answers first) while
-        a unit stays within half a block, the other mobile cards alone (cached per block size)."""
+        a unit stays within ``unit_share`` of a block, the other mobile cards alone (cached per block size)."""
         if self._units is not None and self._units[0] == self.block:
             return self._units[1]
-        cap = max(2, self.block // 2)
+        cap = max(2, int(self.block * self.unit_share))
         unit_of = {int(c): i for i, c in enumerate(self.mobile)}
         members = {i: {int(c)} for i, c in enumerate(self.mobile)}
         for g in sorted(self.groups, key=len):
@@ -225,6 +241,23 @@ class Chain:
                 pad = self.rng.choice(rest, size=min(room, len(rest)), replace=False)
             out.append((core, np.sort(np.concatenate([core, pad]).astype(np.int64))))
         return out
+
+    def swap(self, proposals: int) -> int:
+        """``proposals`` Metropolis swaps of two random mobile cards' whole histories (each
+        accepted when the world stays consistent; the pairs drawn without looking at the world)."""
+        from solvers import _block_kernels as kern
+
+        m = len(self.mobile)
+        if m < 2 or proposals <= 0:
+            return 0
+        i = self.rng.integers(m, size=proposals)
+        j = (i + self.rng.integers(1, m, size=proposals)) % m
+        f = self.flat
+        made = kern.swap_moves(self.chosen, f.hist_opt_ptr, f.hist_opt, f.feat, f.code_sorted, f.code_index, f.code,
+                               f.op, f.n, self.tot, self.mobile[i], self.mobile[j])
+        self.swapped += made
+        charge(proposals)
+        return made
 
     def step(self, cards: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Resample one block (``cards``, else a random one) exactly given the other cards
@@ -275,7 +308,7 @@ class BlockGibbs(Solver):
     def __init__(self, chains: int = 4, block: int = 14, burn_in: int = 20, samples: int = 50,
                  max_samples: int = 800, rhat_target: float = 1.01, error_target: float = 0.02, seed: int = 0,
                  max_states: int = 20_000, max_work: int = 400_000, history_limit: int = 20_000,
-                 work_target: int | None = 20_000) -> None:
+                 work_target: int | None = 20_000, swaps: int = 50) -> None:
         self.chains = int(chains)
         self.block = int(block)
         self.burn_in = int(burn_in)
@@ -289,6 +322,8 @@ class BlockGibbs(Solver):
         self.history_limit = int(history_limit)
         #: DP transitions a step should examine, to tune the block size in burn-in (None: keep ``block``)
         self.work_target = None if work_target is None else int(work_target)
+        #: Metropolis swaps of two cards' histories before each block, per card of the block
+        self.swaps = int(swaps)
         #: the block size the last run recorded with
         self.block_used = self.block
         self.last: Diagnostics | None = None
@@ -304,8 +339,11 @@ class BlockGibbs(Solver):
             return []
         starts = EpochSampler(chains=self.chains).starts(kb, possible, model, rng)
         flat = _Flat(prob)
-        return [Chain(flat, w, np.random.default_rng(int(rng.integers(2**63))), self.block, self.max_states,
-                      self.max_work) for w in starts]
+        chains = [Chain(flat, w, np.random.default_rng(int(rng.integers(2**63))), self.block, self.max_states,
+                        self.max_work) for w in starts]
+        for ch in chains:
+            ch.swaps = self.swaps
+        return chains
 
     def _burn(self, chains: list[Chain]) -> None:
         """``burn_in`` sweeps per chain; with a ``work_target``, the block size is tuned on the
@@ -339,6 +377,7 @@ class BlockGibbs(Solver):
         grid = np.zeros((C, L))
         grid[np.arange(C), chain.last()] = 1.0
         for core, block in chain.partition():
+            chain.swap(chain.swaps * len(block))
             todo = [block]
             while todo:  # a refused block's DP is drawn on a random half, then on the rest
                 want = todo.pop()

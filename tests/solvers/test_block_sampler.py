@@ -51,3 +51,20 @@ def test_matches_brute_on_a_history_question_and_is_registered():
     a = BlockGibbs(seed=3, samples=20, max_samples=20).estimate(kb).marginals
     b = BlockGibbs(seed=3, samples=20, max_samples=20).estimate(kb).marginals
     assert np.array_equal(a, b)
+
+
+def test_swaps_keep_the_world_consistent_and_the_grid_exact_within_its_bound():
+    _, kb = alibi_view(5, 12, None)
+    exact = FrontierSolver(max_cells=None).tallies(kb).marginals()
+    g = BlockGibbs(block=6, work_target=None, seed=2, swaps=50, max_samples=800)
+    (chain,) = g._start(kb, np.random.default_rng(2))[:1]
+    made = 0
+    for _ in range(100):
+        made += chain.swap(20)
+        assert all(c.holds(chain.world()) for c in kb.constraints)
+        assert np.array_equal(chain.tot, chain.flat.totals(chain.chosen))
+    assert made > 0
+    est = g.estimate(kb)
+    d = est.diagnostics
+    err = float(np.abs(est.marginals - exact).max())
+    assert d.converged and d.rhat <= 1.01 and err <= d.error <= 0.02, f"error {err:.3f}, stated {d.error:.3f}"

@@ -218,6 +218,12 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         return SampledGrid(Marginals(p, False, _APPROX_SCALE, cells), d.error, d.rhat, d.samples,
                            sampled_label(d.error, d.rhat, d.chains))
 
+    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> tuple[Marginals, str] | None:
+        """The grid and its label when :meth:`sampled_grid` gives one (the hook a session asks
+        before spreading each card evenly over its possible places)."""
+        grid = self.sampled_grid(kb, possible)
+        return None if grid is None else (grid.marginals, grid.label)
+
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:
         game, kb = session.game, session.kb
