@@ -113,7 +113,7 @@ def _gibbs_row(kb, seed: int, exact, **kw) -> tuple[str, float, bool]:
     err = None if exact is None else float(np.abs(est.marginals - exact).max())
     cells = (f"{'-' if err is None else f'{err:.3f}'} | {d.error:.3f} | {d.rhat:.4f} | {d.samples:,} | "
              f"{g.block_used} | {'yes' if d.converged else 'no'} | {t:.1f}")
-    return cells, t, err is None or err <= d.error
+    return cells, t, err is None or err <= d.error + 1e-9
 
 
 def gibbs(seeds: int, rounds: tuple[int, ...], full_seeds: int, full_rounds: tuple[int, ...], **kw) -> None:
