@@ -46,14 +46,14 @@ from deduce.constraints import (
     Transfer,
 )
 from deduce.errors import InvalidConfig, NotSupported
-from deduce.knowledge import KnowledgeBase, propagate
+from deduce.knowledge import KnowledgeBase, Propagation, propagate
 from solvers.base import EPOCH_KINDS, Solver
 from solvers.budget import Work
 
 if TYPE_CHECKING:  # CP-SAT is imported where a model is built: it costs ~0.7 s of start-up
     from ortools.sat.python import cp_model
 
-__all__ = ["EpochSolver", "EpochSampler", "Estimate", "Diagnostics", "Chains", "pruned_model"]
+__all__ = ["EpochSolver", "EpochSampler", "Estimate", "Diagnostics", "Chains", "pruned_model", "propagated"]
 
 KINDS = EPOCH_KINDS + (CountEver,)
 
@@ -215,10 +215,32 @@ class _Pruned:
         return w
 
 
+#: knowledge bases whose propagation :func:`propagated` remembers
+_PROPAGATED_KEPT = 8
+_propagated: dict[tuple, Propagation] = {}
+
+
+def propagated(kb: KnowledgeBase) -> Propagation:
+    """``propagate(kb)``, remembered by the knowledge base's content (its fingerprint, the
+    constraints in order) for the last :data:`_PROPAGATED_KEPT` bases: the audit's bound,
+    ``epoch``'s possible locations and the sampler's chains ask it of one base in turn. Each
+    caller gets its own copy of ``possible``."""
+    if not hasattr(kb, "fingerprint"):
+        return propagate(kb)
+    key = kb.fingerprint()
+    prop = _propagated.pop(key, None)
+    if prop is None:
+        prop = propagate(kb)
+    _propagated[key] = prop  # newest last
+    while len(_propagated) > _PROPAGATED_KEPT:
+        del _propagated[next(iter(_propagated))]
+    return Propagation(prop.possible.copy(), prop.contradiction)
+
+
 def pruned_model(kb: KnowledgeBase) -> tuple[_Pruned | None, np.ndarray]:
     """The pruned CP-SAT model and propagation's ``possible[epoch, card, loc]`` (None if
     propagation already finds a contradiction)."""
-    prop = propagate(kb)
+    prop = propagated(kb)
     if prop.contradiction is not None:
         return None, prop.possible
     return _Pruned(kb, prop.possible), prop.possible
@@ -384,7 +406,8 @@ class EpochSolver(Solver):
         model, _ = pruned_model(kb)
         return model is not None and model.solve(work=self._work()) is not None
 
-    def possible(self, kb: KnowledgeBase, epoch: int | None = None) -> np.ndarray:
+    def possible(self, kb: KnowledgeBase, epoch: int | None = None,
+                 starts: Sequence[np.ndarray] | None = None) -> np.ndarray:
         """bool[card, loc] of the last epoch (or ``epoch``): every cell is witnessed by a
         consistent world or refuted (by propagation, by CP-SAT, or by an earlier answer of this
         solver on a knowledge base whose constraints are a subset of these), so the answer is
@@ -403,11 +426,17 @@ class EpochSolver(Solver):
         worlds), so it needs no refuting again; a world of the subset is a world of the superset
         only if it satisfies the constraints added since, which is checked before it starts a
         chain. The CP-SAT model is built only when no such world is left or a cell is left to
-        refute."""
+        refute. ``starts``: worlds of ``kb`` the caller has (the audit's true world), chain
+        starts too; one that is not a world of ``kb`` is an InvalidConfig."""
         self.check_supported(kb)
+        given = []
+        for i, w in enumerate(starts or ()):
+            if np.shape(w) != (kb.epochs, kb.num_cards) or not kb.consistent_with(w):
+                raise InvalidConfig(f"starts[{i}]", "a world", "not a world of the knowledge base")
+            given.append(np.array(w, dtype=np.int64))  # a copy: the caller's world is not moved
         e = kb.epochs - 1 if epoch is None else int(epoch)
         out = np.zeros((kb.num_cards, kb.num_locations), dtype=bool)
-        prop = propagate(kb)
+        prop = propagated(kb)
         if prop.contradiction is not None:
             return out
         possible = prop.possible
@@ -420,7 +449,7 @@ class EpochSolver(Solver):
                 todo &= ~m.refuted[e]
         if not todo.any():  # every cell ruled out by propagation or by an earlier answer
             return out
-        starts = _still_consistent(earlier, cons)
+        starts = _still_consistent(earlier, cons) + given
         work = self._work()
         model: _Pruned | None = None
         found: list[np.ndarray] = []
@@ -740,7 +769,7 @@ class EpochSampler(Solver):
             for i, w in enumerate(given):
                 if np.shape(w) != (kb.epochs, kb.num_cards) or not kb.consistent_with(w):
                     raise InvalidConfig(f"starts[{i}]", "a world", "not a world of the knowledge base")
-            prop = propagate(kb)
+            prop = propagated(kb)
             possible = prop.possible  # no contradiction: a world satisfies every constraint
             starts = [np.array(w, dtype=np.int64) for w in given]  # copies: the chains move them in place
         else:

@@ -38,14 +38,14 @@ import numpy as np
 
 import agents as agent_registry
 import solvers as solver_registry
-from deduce.constraints import At, NotAt
+from deduce.constraints import At, Count, NotAt, Op
 from deduce.errors import IllegalAction, InvalidConfig, NotSupported, TooLarge
 from deduce.games.base import Action, Game
 from deduce.games.registry import game_class, make
-from deduce.knowledge import propagate
 from deduce.play import GameRun, ScriptedPlayer, Step
 from solvers.auto import chain_too_wide
 from solvers.budget import metered
+from solvers.epoch import propagated
 
 __all__ = ["audit", "AuditReport", "AuditFailure", "AgentEntry", "Agreement", "CHECKS", "DEFAULT_SOLVERS", "FAMILY", "AGREEMENT_BUDGET"]
 
@@ -155,7 +155,7 @@ def _worlds_bound(kb: Any, facts_only: bool = False) -> float:
                 possible[c.epoch, c.card, c.loc] = False
     else:
         try:
-            possible = propagate(kb).possible
+            possible = propagated(kb).possible  # remembered: epoch and the sampler propagate the same base
         except Exception:
             return math.inf
     sizes = possible.sum(axis=2).astype(float)
@@ -218,16 +218,44 @@ def _refusal(kb: Any, backend: Any, bound: float, brute_bound: float) -> str | N
     return None
 
 
-def _answer(kb: Any, backend: Any, bound: float) -> tuple[np.ndarray, int | None]:
+def _answer(kb: Any, backend: Any, bound: float, truth: np.ndarray | None = None) -> tuple[np.ndarray, int | None]:
     """``backend``'s possible locations of ``kb`` and its count (None where counting would
-    mean enumerating a big set), within :data:`AGREEMENT_BUDGET` work steps."""
+    mean enumerating a big set), within :data:`AGREEMENT_BUDGET` work steps. ``epoch`` is
+    given ``truth`` (a world of ``kb``) as a witness to start its chains from, instead of a
+    first CP-SAT solve: a witness only shows a cell possible, every cell it calls impossible
+    is still refuted by CP-SAT, which is what the sampler's second opinion tests."""
     with metered(AGREEMENT_BUDGET):
         counts = getattr(backend, "can_count", False) and backend.name not in ("cpsat", "epoch", "csp")
         if counts:
             t = backend.tallies(kb)
             return np.array([[v > 0 for v in row] for row in t.cells], dtype=bool).reshape(kb.num_cards, kb.num_locations), int(t.total)
-        possible = np.asarray(backend.possible(kb))
+        given = {"starts": [truth]} if truth is not None and backend.name == "epoch" else {}
+        possible = np.asarray(backend.possible(kb, **given))
         return possible, (int(backend.count(kb)) if bound <= 20_000 and getattr(backend, "can_count", True) else None)
+
+
+def _consistent(kb: Any, worlds: Sequence[np.ndarray]) -> np.ndarray:
+    """``kb.consistent_with(w)`` for each world ``[epoch, card]`` of ``worlds``, the facts and
+    counts of one epoch (Mayfair Alibi's hand sizes: most of a base's constraints and of the
+    time to check them) tested over all the worlds at once, every other constraint by its own
+    ``holds``."""
+    if not worlds:
+        return np.zeros(0, dtype=bool)
+    arr = np.stack([np.asarray(w) for w in worlds])
+    if arr.shape[1:] != (kb.epochs, kb.num_cards):
+        return np.array([kb.consistent_with(w) for w in worlds], dtype=bool)
+    ok = np.ones(len(worlds), dtype=bool)
+    for c in kb.constraints:
+        if isinstance(c, At):
+            ok &= arr[:, c.epoch, c.card] == c.loc
+        elif isinstance(c, NotAt):
+            ok &= arr[:, c.epoch, c.card] != c.loc
+        elif isinstance(c, Count):
+            n = (arr[:, c.epoch, list(c.cards)] == c.loc).sum(axis=1) if c.cards else np.zeros(len(worlds), dtype=int)
+            ok &= n == c.n if c.op is Op.EQ else (n <= c.n if c.op is Op.LE else n >= c.n)
+        else:
+            ok &= np.array([c.holds(w) for w in arr], dtype=bool)
+    return ok
 
 
 def _sampled(kb: Any, possible: np.ndarray, seed: int, truth: np.ndarray | None = None) -> str | None:
@@ -248,9 +276,10 @@ def _sampled(kb: Any, possible: np.ndarray, seed: int, truth: np.ndarray | None 
                             starts=None if truth is None else [truth])
     if not worlds and possible.any():
         return "the sampler found no world where the exact answer has some"
-    for w in {np.asarray(w).tobytes(): np.asarray(w) for w in worlds}.values():  # each distinct world once
-        if not kb.consistent_with(w):
-            return "the sampler drew a world that breaks the knowledge base"
+    distinct = list({np.asarray(w).tobytes(): np.asarray(w) for w in worlds}.values())  # each distinct world once
+    if not _consistent(kb, distinct).all():
+        return "the sampler drew a world that breaks the knowledge base"
+    for w in distinct:
         last = w if w.ndim == 1 else w[-1]
         outside = [(int(c), int(z)) for c, z in enumerate(last) if not possible[c, z]]
         if outside:
@@ -279,7 +308,7 @@ def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0, truth: np.ndarra
             why[backend.name] = reason
             continue
         try:
-            possible, count = _answer(kb, backend, bound)
+            possible, count = _answer(kb, backend, bound, truth)
         except TooLarge:
             why[backend.name] = f"more than {AGREEMENT_BUDGET:,} work steps"
             continue

@@ -171,3 +171,51 @@ def test_epoch_possible_on_a_growing_real_alibi_view_equals_frontier(seed, seat)
         exact = np.array(FrontierSolver(max_cells=None).tallies(kb).cells) > 0
         assert np.array_equal(ep.possible(kb), exact), moves
         assert np.array_equal(ep.possible(kb, epoch=0), FrontierSolver(max_cells=None).possible(kb, epoch=0)), moves
+
+
+@settings(max_examples=30, deadline=None)
+@given(kbs=st.lists(epoch_kbs(max_constraints=4), min_size=1, max_size=12))
+def test_remembered_propagation_is_propagation(kbs):
+    """``propagated`` (remembered by content for the audit, epoch and the sampler) answers as
+    ``propagate`` on every base, asked twice, and each caller's copy is its own."""
+    from solvers.epoch import propagated
+
+    for kb in kbs + kbs[::-1]:
+        got, ref = propagated(kb), propagate(kb)
+        assert got.contradiction == ref.contradiction
+        assert np.array_equal(got.possible, ref.possible)
+        got.possible[:] = False  # a caller narrowing its copy changes no later answer
+        assert np.array_equal(propagated(kb).possible, ref.possible)
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=growing_kbs(), pick=st.integers(0, 10**6), moves=st.sampled_from([0, 30]))
+def test_epoch_possible_from_given_worlds_is_brute_force_possible(case, pick, moves):
+    """Given a world of the base to start from (the audit's true world), along with what it
+    kept of earlier answers, ``epoch`` still answers as brute force, and the world given is
+    not changed."""
+    from solvers.epoch import EpochSolver
+
+    chain, order = case
+    ref = solvers.get("brute")
+    ep = EpochSolver(witness_moves=moves)
+    for i, e in order:
+        worlds = list(ref.worlds(chain[i]))
+        start = [worlds[pick % len(worlds)].copy()] if worlds else None
+        kept = None if start is None else start[0].copy()
+        assert np.array_equal(ep.possible(chain[i], epoch=e, starts=start), ref.possible(chain[i], epoch=e)), (i, e)
+        if start is not None:
+            assert np.array_equal(start[0], kept)
+
+
+def test_epoch_refuses_a_given_start_that_is_not_a_world_of_the_base():
+    from deduce.errors import InvalidConfig
+    from solvers.epoch import EpochSolver
+
+    deck = Deck.from_categories({"k": [f"c{i}" for i in range(3)]})
+    kb = KnowledgeBase(deck, ["z0", "z1"], epochs=2)
+    kb.extend([Transfer(0, [(0, 1, 1)]), At(0, 0, epoch=0)], check=False)
+    with pytest.raises(InvalidConfig, match="starts"):
+        EpochSolver().possible(kb, starts=[np.array([[1, 0, 0], [1, 0, 0]])])
+    with pytest.raises(InvalidConfig, match="starts"):
+        EpochSolver().possible(kb, starts=[np.array([0, 0, 0])])

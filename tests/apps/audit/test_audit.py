@@ -287,3 +287,43 @@ def test_an_alibi_audit_with_the_sampler_from_the_true_world_is_sound_for_every_
     assert report.ok, [f.message for f in report.failures[:3]]
     assert report.passed["soundness"] == 3 * report.actions
     assert report.methods["epoch+sampler"] > 0 and report.skipped["agreement"] == 0
+
+
+def _random_worlds_and_base():
+    from hypothesis import strategies as st
+
+    from tests.solvers.test_epochs_agree import epoch_kbs
+
+    @st.composite
+    def case(draw):
+        kb = draw(epoch_kbs(max_constraints=8))
+        cells = st.integers(0, kb.num_locations - 1)
+        worlds = draw(st.lists(st.lists(cells, min_size=kb.epochs * kb.num_cards, max_size=kb.epochs * kb.num_cards),
+                               min_size=1, max_size=12))
+        return kb, [np.array(w).reshape(kb.epochs, kb.num_cards) for w in worlds]
+
+    import numpy as np
+
+    return case()
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_the_sampled_worlds_are_checked_as_consistent_with_checks_them(extra):
+    """The audit checks the sampler's worlds together (facts and one-epoch counts over all the
+    worlds at once): the same verdict as ``kb.consistent_with`` world by world, on random
+    bases and worlds (and on every world of a base, from brute force)."""
+    import numpy as np
+    from hypothesis import given, settings
+
+    import solvers
+    from deduce.apps.audit import _consistent
+
+    @settings(max_examples=80, deadline=None)
+    @given(case=_random_worlds_and_base())
+    def check(case):
+        kb, worlds = case
+        if extra:
+            worlds = worlds + list(solvers.get("brute").worlds(kb))[:20]
+        assert np.array_equal(_consistent(kb, worlds), np.array([kb.consistent_with(w) for w in worlds], dtype=bool))
+
+    check()
