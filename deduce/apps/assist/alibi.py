@@ -23,6 +23,7 @@ ask in your seat with its expected information about the box, estimated from sam
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Mapping
@@ -106,6 +107,10 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     #: grid is used only when the stated 95% error is at most ``error_target`` and the split
     #: R-hat at most ``rhat_target`` within it (else the even spread, labelled approximate).
     grid_sampler: ClassVar[Mapping[str, Any]] = {"chains": 4, "samples": 50, "max_samples": 400}
+    #: counted steps the grid's sampler may spend (its block DPs' transitions, swap proposals),
+    #: within any budget already running: measured 30M for a full 4-player round-2 view that
+    #: converges (5 s on a quiet 2-core machine); past it the even spread stays
+    grid_budget: ClassVar[int] = 40_000_000
     error_target: ClassVar[float] = 0.02
     rhat_target: ClassVar[float] = 1.01
 
@@ -188,17 +193,19 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     # -- the grid ----------------------------------------------------------------------------
     def sampled_grid(self, kb: KnowledgeBase, possible: np.ndarray | None = None) -> SampledGrid | None:
         """The grid's chances from ``epoch-gibbs`` with the adapter's seed and budget
-        (:attr:`grid_sampler`), or ``None`` when its chains do not meet :attr:`error_target` and
-        :attr:`rhat_target` within it, the sampler cannot take this view, or the active work
-        meter runs out. ``possible`` (the exact possible places, ``[card, loc]``): cells outside
+        (:attr:`grid_sampler`, :attr:`grid_budget`), or ``None`` when its chains do not meet
+        :attr:`error_target` and :attr:`rhat_target` within them, the sampler cannot take this
+        view, or the budget (its own or the active meter's) runs out. ``possible`` (the exact possible places, ``[card, loc]``): cells outside
         it are set to 0 and a card with one place left to 1, so 'certain' and 'impossible' stay
         exact."""
         from solvers.block_sampler import BlockGibbs  # lazy: the assistant starts without numba
+        from solvers.budget import active, allowance, metered
 
         g = BlockGibbs(seed=self.seed, rhat_target=self.rhat_target, error_target=self.error_target,
                        **dict(self.grid_sampler))
         try:
-            est = g.estimate(kb)
+            with allowance(self.grid_budget) if active() is not None else metered(self.grid_budget):
+                est = g.estimate(kb)
         except (NotSupported, TooLarge, ValueError):
             return None
         d = est.diagnostics
@@ -218,11 +225,11 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         return SampledGrid(Marginals(p, False, _APPROX_SCALE, cells), d.error, d.rhat, d.samples,
                            sampled_label(d.error, d.rhat, d.chains))
 
-    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> tuple[Marginals, str] | None:
-        """The grid and its label when :meth:`sampled_grid` gives one (the hook a session asks
-        before spreading each card evenly over its possible places)."""
+    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> Marginals | None:
+        """The grid, labelled, when :meth:`sampled_grid` gives one (the session asks before
+        spreading each card evenly over its possible places)."""
         grid = self.sampled_grid(kb, possible)
-        return None if grid is None else (grid.marginals, grid.label)
+        return None if grid is None else dataclasses.replace(grid.marginals, label=grid.label)
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

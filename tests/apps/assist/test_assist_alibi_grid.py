@@ -32,8 +32,8 @@ def test_the_grid_is_labelled_and_within_its_stated_error_of_the_exact_one():
     assert float(np.abs(p - exact).max()) <= grid.error
     assert np.array_equal(p == 0, exact == 0) and np.array_equal(p == 1, exact == 1)
     assert np.allclose(p.sum(axis=1), 1.0)
-    again = SmallBlocks().sampled_grid(kb, possible)  # seeded: the same view, the same grid
-    assert again is not None and np.array_equal(again.marginals.p, p)
+    again = SmallBlocks().sampled(kb, possible)  # seeded: the same view, the same grid (the session's hook)
+    assert again is not None and np.array_equal(again[0].p, p) and again[1] == grid.label
 
 
 def test_no_grid_when_the_budget_is_too_small_to_meet_the_targets():
@@ -43,8 +43,13 @@ def test_no_grid_when_the_budget_is_too_small_to_meet_the_targets():
         grid_sampler: ClassVar[dict[str, Any]] = {**SmallBlocks.grid_sampler, "samples": 8, "max_samples": 8}
 
     assert Short().sampled_grid(kb) is None
-    with metered(1_000):  # the work meter runs out inside the block steps
+    with metered(1_000):  # the session's work meter runs out inside the block steps
         assert SmallBlocks().sampled_grid(kb) is None
+
+    class Tight(SmallBlocks):
+        grid_budget: ClassVar[int] = 1_000
+
+    assert Tight().sampled_grid(kb) is None  # its own budget, counted: no meter running
 
 
 def test_the_label_rounds_the_error_up_for_people():
