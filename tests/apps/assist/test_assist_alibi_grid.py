@@ -33,7 +33,7 @@ def test_the_grid_is_labelled_and_within_its_stated_error_of_the_exact_one():
     assert np.array_equal(p == 0, exact == 0) and np.array_equal(p == 1, exact == 1)
     assert np.allclose(p.sum(axis=1), 1.0)
     again = SmallBlocks().sampled(kb, possible)  # seeded: the same view, the same grid (the session's hook)
-    assert again is not None and np.array_equal(again[0].p, p) and again[1] == grid.label
+    assert again is not None and np.array_equal(again.p, p) and again.label == grid.label and not again.exact
 
 
 def test_no_grid_when_the_budget_is_too_small_to_meet_the_targets():
