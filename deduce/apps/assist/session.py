@@ -76,6 +76,9 @@ class Marginals:
     exact: bool
     total: int
     cells: tuple[tuple[int, ...], ...]
+    #: what the grid's label says when it is an approximation (None: the adapter's
+    #: :attr:`GameAdapter.approximate`, the even spread over the places still possible).
+    label: str | None = None
 
 
 class GameAdapter(abc.ABC):
@@ -103,6 +106,12 @@ class GameAdapter(abc.ABC):
     backends: ClassVar[tuple[str, ...] | None] = None
     #: setup questions asked after the players and before the seat (Clue's deck and hand sizes).
     first_steps: ClassVar[tuple[str, ...]] = ()
+
+    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> Marginals | None:
+        """A better approximation than the even spread, with its own label (a sampler with a
+        stated error), or None (the default: the even spread over ``possible``, the exact
+        places still possible ``[card, loc]``). Asked only when the deals cannot be counted."""
+        return None
 
     @abc.abstractmethod
     def parse(self, log: Mapping[str, Any]) -> tuple[Game, Observation]:
@@ -705,6 +714,10 @@ class GameAssistant:
                 self._marginals = Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
             except (NotSupported, NotImplementedError) as exc:  # cannot count: spread over the places still possible
                 possible = self._possible(isinstance(exc, TooLarge))
+                sampled = self._sampled(possible)
+                if sampled is not None:
+                    self._marginals = sampled
+                    return sampled
                 rows = possible.sum(axis=1, keepdims=True)
                 p = np.divide(possible, rows, out=np.zeros_like(possible), where=rows > 0)
                 cells = tuple(
@@ -713,6 +726,15 @@ class GameAssistant:
                 total = _APPROX_SCALE if bool((rows > 0).all()) else 0
                 self._marginals = Marginals(p, False, total, cells)
         return self._marginals
+
+    def _sampled(self, possible: np.ndarray) -> Marginals | None:
+        """The adapter's sampled grid within a budget of its own, or None (none, or refused)."""
+        assert self.kb is not None
+        try:
+            with self._work(fresh=True):
+                return self.adapter.sampled(self.kb, possible)
+        except TooLarge:
+            return None
 
     def _possible(self, refused: bool) -> np.ndarray:
         """Where each card may be, within a budget of its own: from the solver, unless its count
@@ -773,7 +795,7 @@ class GameAssistant:
                 lines = self.adapter.answer_lines(self, m)
         except TooLarge as exc:  # the grid stands; only the advice is missing
             lines = [f"(no advice: {exc})"]
-        return [*([f"({self.adapter.approximate})"] if not m.exact else []), *lines]
+        return [*([f"({m.label or self.adapter.approximate})"] if not m.exact else []), *lines]
 
 
 @contextlib.contextmanager

@@ -161,3 +161,41 @@ def test_a_scripted_session_through_the_real_command(tmp_path, game):
         assert text not in proc.stdout, text
     assert [e["type"] for e in saved(path)["events"]] == types
     assert "the game is saved; resume it with --log" in proc.stdout
+
+
+def test_an_adapters_sampled_grid_replaces_the_even_spread_with_its_own_label():
+    """Where the deals cannot be counted, the session asks the adapter's ``sampled`` first: its
+    grid and label are shown; refused (its budget) or absent, the even spread and the adapter's
+    label stay."""
+    import dataclasses
+
+    from deduce.errors import TooLarge
+    from deduce.logs import export_log
+
+    base = type(adapter_for("alibi"))
+    game, state = played("alibi", 3, 0)
+    log = export_log(game, state.observation(0))
+
+    class Spread(base):
+        def sampled(self, kb, possible):
+            return None
+
+    class Sampled(base):
+        def sampled(self, kb, possible):
+            p = np.where(possible > 0, 0.5, 0.0)  # any grid: the session must show this one
+            return dataclasses.replace(spread, p=p, label="sampled: a test's label")
+
+    class Refused(base):
+        def sampled(self, kb, possible):
+            raise TooLarge("the sampler's share of the budget")
+
+    spread = GameAssistant(Spread(), solver_for("alibi"), log=log).marginals()
+    rows = spread.p.sum(axis=1)
+    assert spread.label is None and not spread.exact and np.allclose(rows[rows > 0], 1.0)
+    got = GameAssistant(Sampled(), solver_for("alibi"), log=log)
+    assert got.marginals().label == "sampled: a test's label" and not got.marginals().exact
+    assert np.array_equal(got.marginals().p, np.where(spread.p > 0, 0.5, 0.0))
+    assert "(sampled: a test's label)" in got.advice()
+    refused = GameAssistant(Refused(), solver_for("alibi"), log=log)
+    assert refused.marginals().label is None and np.array_equal(refused.marginals().p, spread.p)
+    assert f"({base.approximate})" in refused.advice()
