@@ -5,10 +5,16 @@ spread stays) when the chains do not meet the targets within the counted budget.
 from typing import Any, ClassVar
 
 import numpy as np
+import pytest
 
+from benchmarks.alibi import state_at_round
 from deduce.apps.assist.alibi import AlibiAdapter, sampled_label
+from deduce.apps.assist.session import GameAssistant, adapter_for
+from deduce.games.alibi.rules import AlibiGame
+from deduce.logs import export_log
 from solvers.budget import metered
 from solvers.frontier import FrontierSolver
+from tests.apps.assist.test_session import solver_for
 from tests.solvers.test_frontier import alibi_view
 
 
@@ -57,3 +63,17 @@ def test_the_label_rounds_the_error_up_for_people():
         "sampled: each chance within \u00b10.02 of the exact one (95%); 4 chains agree (split R-hat 1.006)")
     assert sampled_label(0.02, 1.0, 4).startswith("sampled: each chance within \u00b10.02 ")
     assert sampled_label(0.0001, 1.0, 4).startswith("sampled: each chance within \u00b10.01 ")
+
+
+@pytest.mark.slow
+def test_the_session_shows_the_sampled_grid_within_its_error_of_frontier_at_full_size():
+    game = AlibiGame(num_players=4)
+    state = state_at_round(game, 0, 2)  # 4 players after the first pass: frontier still counts it
+    a = GameAssistant(adapter_for("alibi"), solver_for("alibi"), log=export_log(game, state.observation(0)))
+    text = a.start()
+    assert "(sampled: each chance within \u00b10.0" in text and "(approximate: too many deals" not in text
+    m = a.marginals()
+    exact = FrontierSolver().tallies(a.kb).marginals()
+    stated = float(m.label.split("\u00b1")[1].split(" ")[0])
+    assert not m.exact and stated <= 0.02
+    assert float(np.abs(m.p - exact).max()) <= stated
