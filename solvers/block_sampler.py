@@ -312,7 +312,7 @@ class BlockGibbs(Solver):
     def __init__(self, chains: int = 4, block: int = 14, burn_in: int = 20, samples: int = 50,
                  max_samples: int = 800, rhat_target: float = 1.01, error_target: float = 0.02, seed: int = 0,
                  max_states: int = 20_000, max_work: int = 400_000, history_limit: int = 20_000,
-                 work_target: int | None = 20_000, swaps: int = 50) -> None:
+                 work_target: int | None = 20_000, swaps: int = 50, give_up: float | None = None) -> None:
         self.chains = int(chains)
         self.block = int(block)
         self.burn_in = int(burn_in)
@@ -328,6 +328,9 @@ class BlockGibbs(Solver):
         self.work_target = None if work_target is None else int(work_target)
         #: Metropolis swaps of two cards' histories before each block, per card of the block
         self.swaps = int(swaps)
+        #: stop doubling once the stated bound, shrunk as 1/sqrt(sweeps) to ``max_samples``, would
+        #: still be over ``give_up`` times ``error_target`` (None: always spend the sweeps)
+        self.give_up = None if give_up is None else float(give_up)
         #: the block size the last run recorded with
         self.block_used = self.block
         self.last: Diagnostics | None = None
@@ -418,6 +421,8 @@ class BlockGibbs(Solver):
             ok = rhat <= self.rhat_target and err <= self.error_target
             if ok or want * 2 > self.max_samples:
                 break
+            if self.give_up is not None and err * np.sqrt(want / self.max_samples) > self.give_up * self.error_target:
+                break  # out of reach within the sweeps left
             want *= 2
         est = x.mean(axis=1)
         spread = float(max((np.abs(a - b).max() for j, a in enumerate(est) for b in est[j + 1:]), default=0.0))

@@ -68,3 +68,11 @@ def test_swaps_keep_the_world_consistent_and_the_grid_exact_within_its_bound():
     d = est.diagnostics
     err = float(np.abs(est.marginals - exact).max())
     assert d.converged and d.rhat <= 1.01 and err <= d.error <= 0.02, f"error {err:.3f}, stated {d.error:.3f}"
+
+
+def test_gives_up_when_the_target_is_out_of_reach_within_the_sweeps():
+    _, kb = alibi_view(5, 12, None)
+    kw = dict(block=6, work_target=None, seed=0, samples=50, max_samples=800, error_target=0.0005)
+    d = BlockGibbs(give_up=1.5, **kw).estimate(kb).diagnostics
+    assert not d.converged and d.samples == 4 * 50  # the first check: 0.0005 cannot be reached in 800
+    assert BlockGibbs(**kw).estimate(kb).diagnostics.samples == 4 * 800  # without give_up: every sweep

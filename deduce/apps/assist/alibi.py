@@ -103,10 +103,12 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     #: the seed of the recommendation's sampled deals and of the grid's chains (one view, one answer).
     seed: ClassVar[int] = 0
     #: the grid's sampler (``epoch-gibbs``) and its counted budget: recorded sweeps per chain at
-    #: most (doubling from 50 until the targets are met), every block's DP work metered; the
-    #: grid is used only when the stated 95% error is at most ``error_target`` and the split
-    #: R-hat at most ``rhat_target`` within it (else the even spread, labelled approximate).
-    grid_sampler: ClassVar[Mapping[str, Any]] = {"chains": 4, "samples": 50, "max_samples": 400}
+    #: most (doubling from 50 until the targets are met; given up when the stated error, shrunk
+    #: as 1/sqrt(sweeps) to the most, would still be over 1.5 times the target), every block's
+    #: DP work metered; the grid is used only when the stated 95% error is at most
+    #: ``error_target`` and the split R-hat at most ``rhat_target`` within it (else the even
+    #: spread, labelled approximate).
+    grid_sampler: ClassVar[Mapping[str, Any]] = {"chains": 4, "samples": 50, "max_samples": 400, "give_up": 1.5}
     #: counted steps the grid's sampler may spend (its block DPs' transitions, swap proposals),
     #: within any budget already running: measured 30M for a full 4-player round-2 view that
     #: converges (5 s on a quiet 2-core machine); past it the even spread stays
