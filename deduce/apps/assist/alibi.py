@@ -115,6 +115,12 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     grid_budget: ClassVar[int] = 40_000_000
     error_target: ClassVar[float] = 0.02
     rhat_target: ClassVar[float] = 1.01
+    #: on the full deck (78 cards) the session's grid tries the sampler only on views of at most
+    #: this many epochs (None: always). Measured at 4 players (seed 0, seat 0): within
+    #: :attr:`grid_budget` it converged at rounds 1-2 (1-2 epochs) and at none of rounds 3-10,
+    #: where each view spent 3-7 s on it before the even spread (the benchmark's round-4 views
+    #: need 800 sweeps per chain, about 100M steps); other player counts are not measured
+    grid_max_epochs: ClassVar[int | None] = 2
 
     def __init__(self) -> None:
         self._advice: tuple[str, Any] | None = None  # (the view's events as JSON, the advice)
@@ -230,6 +236,8 @@ events (names may be shortened to prefixes of their words; 'me' is you):
     def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> Marginals | None:
         """The grid, labelled, when :meth:`sampled_grid` gives one (the session asks before
         spreading each card evenly over its possible places)."""
+        if self.grid_max_epochs is not None and kb.epochs > self.grid_max_epochs and kb.num_cards >= 78:
+            return None  # out of reach within the budget (grid_max_epochs)
         grid = self.sampled_grid(kb, possible)
         return None if grid is None else dataclasses.replace(grid.marginals, label=grid.label)
 

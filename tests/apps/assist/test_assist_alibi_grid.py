@@ -77,3 +77,12 @@ def test_the_session_shows_the_sampled_grid_within_its_error_of_frontier_at_full
     stated = float(m.label.split("\u00b1")[1].split(" ")[0])
     assert not m.exact and stated <= 0.02
     assert float(np.abs(m.p - exact).max()) <= stated
+
+
+def test_the_session_hook_skips_full_deck_views_past_the_epochs_it_converges_in():
+    game = AlibiGame(num_players=4)
+    kb = game.knowledge(state_at_round(game, 0, 4).observation(0))
+    assert kb.epochs > AlibiAdapter.grid_max_epochs
+    with metered(10**9) as meter:
+        assert AlibiAdapter().sampled(kb, np.ones((kb.num_cards, kb.num_locations))) is None
+    assert meter.used == 0  # not tried: no step spent
