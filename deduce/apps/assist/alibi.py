@@ -10,12 +10,13 @@ Morning; 'me' is you):
   spectator).
 * ``meld WHO SET``, ``accuse WHO``, ``reveal CARDS`` (the four box cards), ``hand WHO CARDS``.
 
-Cards move between epochs (passes, melds), so the exact counters cannot count this game. The
-grid's chances come from ``epoch-gibbs`` (:meth:`AlibiAdapter.sampled_grid`: block Gibbs with
-exact conditionals, 4 chains) when its chains agree and its stated error is small within a
-counted budget of sweeps, labelled with that error ("sampled: each chance within ±0.02 of the
-exact one (95%) ..."); otherwise each card is spread over the places it may still be (labelled
-approximate). Which cards may still be in the box is exact either way. Under the grid: the box's candidates per category,
+Cards move between epochs (passes, melds). Through the first pass ``frontier`` counts the
+deals exactly (:meth:`AlibiAdapter.exact_grid`, about 0.1 s), so the grid is exact. Later
+views are past every exact counter here: the grid's chances come from ``epoch-gibbs``
+(:meth:`AlibiAdapter.sampled_grid`: block Gibbs with exact conditionals, 4 chains) when its
+chains agree and its stated error is small within a counted budget, labelled with that error
+("sampled: each chance within ±0.02 of the exact one (95%) ..."); otherwise each card is spread
+over the places it may still be (labelled approximate). Which cards may still be in the box is exact either way. Under the grid: the box's candidates per category,
 whether an accusation is safe, and the question the ``sampling`` agent (``agents.alibi.sampling``) would
 ask in your seat with its expected information about the box, estimated from sampled deals
 (so labelled approximate; seeded, so the same view always gets the same advice).
@@ -26,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -233,11 +234,35 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         return SampledGrid(Marginals(p, False, _APPROX_SCALE, cells), d.error, d.rhat, d.samples,
                            sampled_label(d.error, d.rhat, d.chains))
 
-    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> Marginals | None:
-        """The grid, labelled, when :meth:`sampled_grid` gives one (the session asks before
-        spreading each card evenly over its possible places)."""
+    def exact_grid(self, kb: KnowledgeBase) -> Marginals | None:
+        """The exact grid from ``frontier`` where it takes the view (up to 160 cards times
+        epochs: the full deck through the first pass, counted in about 0.1 s), else None (it
+        refuses larger views before any work, or the active meter runs out)."""
+        from solvers.frontier import FrontierSolver
+
+        try:
+            tally = FrontierSolver().tallies(kb)
+        except (NotSupported, TooLarge):
+            return None
+        if not tally.total:
+            return None
+        p = np.asarray(tally.marginals(), dtype=float)
+        return Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
+
+    def grid(self, kb: KnowledgeBase, possible: Callable[[], np.ndarray]) -> Marginals | None:
+        """Exact where ``frontier`` counts the view (:meth:`exact_grid`), else ``epoch-gibbs``'s
+        grid with its label when :meth:`sampled_grid` gives one within the epochs it converges
+        in (:attr:`grid_max_epochs`), else None (the session spreads each card evenly)."""
+        exact = self.exact_grid(kb)
+        if exact is not None:
+            return exact
         if self.grid_max_epochs is not None and kb.epochs > self.grid_max_epochs and kb.num_cards >= 78:
             return None  # out of reach within the budget (grid_max_epochs)
+        grid = self.sampled_grid(kb, possible())
+        return None if grid is None else dataclasses.replace(grid.marginals, label=grid.label)
+
+    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> Marginals | None:
+        """:meth:`sampled_grid`'s grid carrying its label, or None."""
         grid = self.sampled_grid(kb, possible)
         return None if grid is None else dataclasses.replace(grid.marginals, label=grid.label)
 

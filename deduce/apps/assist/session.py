@@ -25,6 +25,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import copy
+import functools
 import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -107,10 +108,11 @@ class GameAdapter(abc.ABC):
     #: setup questions asked after the players and before the seat (Clue's deck and hand sizes).
     first_steps: ClassVar[tuple[str, ...]] = ()
 
-    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> Marginals | None:
-        """A better approximation than the even spread, with its own label (a sampler with a
-        stated error), or None (the default: the even spread over ``possible``, the exact
-        places still possible ``[card, loc]``). Asked only when the deals cannot be counted."""
+    def grid(self, kb: KnowledgeBase, possible: Callable[[], np.ndarray]) -> Marginals | None:
+        """The game's own grid where the session's solver does not count: exact from a counter
+        of its own where one takes the view, or an approximation with its own label (a sampler
+        with a stated error); None (the default) leaves the even spread over ``possible()``
+        (the exact places still possible, ``[card, loc]``, computed when first asked)."""
         return None
 
     @abc.abstractmethod
@@ -713,11 +715,12 @@ class GameAssistant:
                 p = np.asarray(tally.marginals(), dtype=float)
                 self._marginals = Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
             except (NotSupported, NotImplementedError) as exc:  # cannot count: spread over the places still possible
-                possible = self._possible(isinstance(exc, TooLarge))
-                sampled = self._sampled(possible)
-                if sampled is not None:
-                    self._marginals = sampled
-                    return sampled
+                places = functools.cache(functools.partial(self._possible, isinstance(exc, TooLarge)))
+                own = self._adapter_grid(places)
+                if own is not None:
+                    self._marginals = own
+                    return own
+                possible = places()
                 rows = possible.sum(axis=1, keepdims=True)
                 p = np.divide(possible, rows, out=np.zeros_like(possible), where=rows > 0)
                 cells = tuple(
@@ -727,12 +730,12 @@ class GameAssistant:
                 self._marginals = Marginals(p, False, total, cells)
         return self._marginals
 
-    def _sampled(self, possible: np.ndarray) -> Marginals | None:
-        """The adapter's sampled grid within a budget of its own, or None (none, or refused)."""
+    def _adapter_grid(self, possible: Callable[[], np.ndarray]) -> Marginals | None:
+        """The adapter's own grid within a budget of its own, or None (none, or refused)."""
         assert self.kb is not None
         try:
             with self._work(fresh=True):
-                return self.adapter.sampled(self.kb, possible)
+                return self.adapter.grid(self.kb, possible)
         except TooLarge:
             return None
 

@@ -163,8 +163,8 @@ def test_a_scripted_session_through_the_real_command(tmp_path, game):
     assert "the game is saved; resume it with --log" in proc.stdout
 
 
-def test_an_adapters_sampled_grid_replaces_the_even_spread_with_its_own_label():
-    """Where the deals cannot be counted, the session asks the adapter's ``sampled`` first: its
+def test_an_adapters_own_grid_replaces_the_even_spread_with_its_own_label():
+    """Where the deals cannot be counted, the session asks the adapter's ``grid`` first: its
     grid and label are shown; refused (its budget) or absent, the even spread and the adapter's
     label stay."""
     import dataclasses
@@ -177,16 +177,16 @@ def test_an_adapters_sampled_grid_replaces_the_even_spread_with_its_own_label():
     log = export_log(game, state.observation(0))
 
     class Spread(base):
-        def sampled(self, kb, possible):
+        def grid(self, kb, possible):
             return None
 
     class Sampled(base):
-        def sampled(self, kb, possible):
-            p = np.where(possible > 0, 0.5, 0.0)  # any grid: the session must show this one
+        def grid(self, kb, possible):
+            p = np.where(possible() > 0, 0.5, 0.0)  # any grid: the session must show this one
             return dataclasses.replace(spread, p=p, label="sampled: a test's label")
 
     class Refused(base):
-        def sampled(self, kb, possible):
+        def grid(self, kb, possible):
             raise TooLarge("the sampler's share of the budget")
 
     spread = GameAssistant(Spread(), solver_for("alibi"), log=log).marginals()
