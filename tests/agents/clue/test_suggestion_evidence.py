@@ -23,7 +23,6 @@ from agents.clue.suggestion_evidence import (
 from deduce.games.clue.rules import ENVELOPE, EndTurn, Suggest, shown_to
 from deduce.play import play_game
 from solvers.brute import BruteSolver
-from tests.agents.clue.test_agents import small
 from tests.agents.clue.test_styles import ask, dealt
 
 
