@@ -24,7 +24,6 @@ ask in your seat with its expected information about the box, estimated from sam
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -34,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.alibi.sampling import recommend_question
-from deduce.apps.assist.session import _APPROX_SCALE, GameAdapter, GameAssistant, Marginals
+from deduce.apps.assist.session import GameAdapter, GameAssistant, Marginals
 from deduce.apps.assist.text import match_name, read_names, view_event_text, view_phrase
 from deduce.errors import DeduceError, NotSupported, TooLarge
 from deduce.explain import Phrase
@@ -229,10 +228,8 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         rows = p.sum(axis=1, keepdims=True)
         if not bool((rows > 0).all()):
             return None
-        p = p / rows
-        cells = tuple(tuple(_APPROX_SCALE if v == 1.0 else int(v * _APPROX_SCALE) for v in row) for row in p)
-        return SampledGrid(Marginals(p, False, _APPROX_SCALE, cells), d.error, d.rhat, d.samples,
-                           sampled_label(d.error, d.rhat, d.chains))
+        label = sampled_label(d.error, d.rhat, d.chains)
+        return SampledGrid(Marginals.approximated(p / rows, label), d.error, d.rhat, d.samples, label)
 
     def exact_grid(self, kb: KnowledgeBase) -> Marginals | None:
         """The exact grid from ``frontier`` where it takes the view (up to 160 cards times
@@ -244,10 +241,7 @@ events (names may be shortened to prefixes of their words; 'me' is you):
             tally = FrontierSolver().tallies(kb)
         except (NotSupported, TooLarge):
             return None
-        if not tally.total:
-            return None
-        p = np.asarray(tally.marginals(), dtype=float)
-        return Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
+        return Marginals.counted(tally) if tally.total else None
 
     def grid(self, kb: KnowledgeBase, possible: Callable[[], np.ndarray]) -> Marginals | None:
         """Exact where ``frontier`` counts the view (:meth:`exact_grid`), else ``epoch-gibbs``'s
@@ -259,12 +253,7 @@ events (names may be shortened to prefixes of their words; 'me' is you):
         if self.grid_max_epochs is not None and kb.epochs > self.grid_max_epochs and kb.num_cards >= 78:
             return None  # out of reach within the budget (grid_max_epochs)
         grid = self.sampled_grid(kb, possible())
-        return None if grid is None else dataclasses.replace(grid.marginals, label=grid.label)
-
-    def sampled(self, kb: KnowledgeBase, possible: np.ndarray) -> Marginals | None:
-        """:meth:`sampled_grid`'s grid carrying its label, or None."""
-        grid = self.sampled_grid(kb, possible)
-        return None if grid is None else dataclasses.replace(grid.marginals, label=grid.label)
+        return None if grid is None else grid.marginals
 
     # -- advice ------------------------------------------------------------------------------
     def answer_lines(self, session: GameAssistant, marginals: Marginals) -> list[str]:

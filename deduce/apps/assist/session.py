@@ -81,6 +81,20 @@ class Marginals:
     #: :attr:`GameAdapter.approximate`, the even spread over the places still possible).
     label: str | None = None
 
+    @classmethod
+    def counted(cls, tally: Any) -> Marginals:
+        """The exact grid of a solver's tally (``total``, ``cells``, ``marginals()``)."""
+        p = np.asarray(tally.marginals(), dtype=float)
+        return cls(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
+
+    @classmethod
+    def approximated(cls, p: np.ndarray, label: str | None = None) -> Marginals:
+        """An approximate grid of probabilities ``p[card, loc]``, scaled to a pseudo tally
+        (certain cells stay exactly ``total``); ``total`` is 0 when a card has no place left."""
+        cells = tuple(tuple(_APPROX_SCALE if v == 1.0 else int(v * _APPROX_SCALE) for v in row) for row in p)
+        total = _APPROX_SCALE if bool((p.sum(axis=1) > 0).all()) else 0
+        return cls(p, False, total, cells, label)
+
 
 class GameAdapter(abc.ABC):
     """What one game adds to the shared session: log format, line grammar and answers."""
@@ -712,8 +726,7 @@ class GameAssistant:
                     raise NotSupported(f"{self.adapter.game} is not counted exactly")
                 with self._work():
                     tally = self.solver.tallies(self.kb)
-                p = np.asarray(tally.marginals(), dtype=float)
-                self._marginals = Marginals(p, True, int(tally.total), tuple(tuple(int(v) for v in r) for r in tally.cells))
+                self._marginals = Marginals.counted(tally)
             except (NotSupported, NotImplementedError) as exc:  # cannot count: spread over the places still possible
                 places = functools.cache(functools.partial(self._possible, isinstance(exc, TooLarge)))
                 own = self._adapter_grid(places)
@@ -722,12 +735,7 @@ class GameAssistant:
                     return own
                 possible = places()
                 rows = possible.sum(axis=1, keepdims=True)
-                p = np.divide(possible, rows, out=np.zeros_like(possible), where=rows > 0)
-                cells = tuple(
-                    tuple(_APPROX_SCALE if v == 1.0 else int(v * _APPROX_SCALE) for v in row) for row in p
-                )
-                total = _APPROX_SCALE if bool((rows > 0).all()) else 0
-                self._marginals = Marginals(p, False, total, cells)
+                self._marginals = Marginals.approximated(np.divide(possible, rows, out=np.zeros_like(possible), where=rows > 0))
         return self._marginals
 
     def _adapter_grid(self, possible: Callable[[], np.ndarray]) -> Marginals | None:

@@ -38,8 +38,9 @@ def test_the_grid_is_labelled_and_within_its_stated_error_of_the_exact_one():
     assert float(np.abs(p - exact).max()) <= grid.error
     assert np.array_equal(p == 0, exact == 0) and np.array_equal(p == 1, exact == 1)
     assert np.allclose(p.sum(axis=1), 1.0)
-    again = SmallBlocks().sampled(kb, possible)  # seeded: the same view, the same grid (the session's hook)
-    assert again is not None and np.array_equal(again.p, p) and again.label == grid.label and not again.exact
+    again = SmallBlocks().sampled_grid(kb, possible)  # seeded: the same view, the same grid
+    assert again is not None and np.array_equal(again.marginals.p, p)
+    assert grid.marginals.label == grid.label  # the grid carries its label to the session
 
 
 def test_no_grid_when_the_budget_is_too_small_to_meet_the_targets():
@@ -75,8 +76,10 @@ def test_the_session_counts_the_first_pass_exactly_and_the_sampler_is_within_its
     m = a.marginals()
     exact = FrontierSolver().tallies(a.kb)
     assert m.exact and m.total == exact.total and m.cells == tuple(tuple(r) for r in exact.cells)
-    sampled = AlibiAdapter().sampled(a.kb, np.asarray(exact.marginals()) > 0)
-    assert sampled is not None and sampled.label.startswith("sampled: each chance within \u00b10.0")
+    got = AlibiAdapter().sampled_grid(a.kb, np.asarray(exact.marginals()) > 0)
+    assert got is not None
+    sampled = got.marginals
+    assert sampled.label.startswith("sampled: each chance within \u00b10.0")
     stated = float(sampled.label.split("\u00b1")[1].split(" ")[0])
     assert not sampled.exact and stated <= 0.02
     assert float(np.abs(sampled.p - np.asarray(exact.marginals())).max()) <= stated
