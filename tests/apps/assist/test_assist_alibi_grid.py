@@ -89,6 +89,7 @@ def test_the_session_hook_skips_full_deck_views_past_the_epochs_it_converges_in(
     game = AlibiGame(num_players=4)
     kb = game.knowledge(state_at_round(game, 0, 4).observation(0))
     assert kb.epochs > AlibiAdapter.grid_max_epochs and kb.num_cards * kb.epochs > 160
+    assert kb.num_cards == game.num_cards == AlibiAdapter.grid_gate_cards  # the gate is the full deck's
     with metered(10**9) as meter:  # frontier refuses before any work, the sampler is not tried
         assert AlibiAdapter().grid(kb, lambda: np.ones((kb.num_cards, kb.num_locations))) is None
     assert meter.used == 0
