@@ -38,10 +38,11 @@ import numpy as np
 
 import agents as agent_registry
 import solvers as solver_registry
-from deduce.constraints import At, Count, NotAt, Op
+from deduce.constraints import At, Count, CountEver, NotAt, Op
 from deduce.errors import IllegalAction, InvalidConfig, NotSupported, TooLarge
 from deduce.games.base import Action, Game
 from deduce.games.registry import game_class, make
+from deduce.knowledge import KnowledgeBase
 from deduce.play import GameRun, ScriptedPlayer, Step
 from solvers.auto import chain_too_wide
 from solvers.budget import metered
@@ -203,6 +204,49 @@ def _backend(name: str) -> Any:
     return solver_registry.get(name)
 
 
+#: the label of a static method's answer on :func:`_as_counts`' form of a one-epoch base
+AS_COUNTS = ":counts"
+
+
+def _as_counts(kb: Any) -> Any | None:
+    """A one-epoch base with every ``CountEver`` written as the ``Count`` it equals, for the
+    static methods (``exact``, ``split``, ``tokens``, ``csp``), which take no ``CountEver``;
+    None when there is none or one cannot be written so.
+
+    In one epoch, "ever at one of ``locs``" is "at one of ``locs``" in epoch 0. A location is
+    dropped from ``locs`` only where the base itself says none of the constraint's cards is
+    there in epoch 0: a ``Count`` of at most 0 (Mayfair Alibi's empty melds before the first
+    pass) or ``NotAt`` facts. One location left: that ``Count``; none left: the count is 0, a
+    constraint that always holds (dropped) or never (None: no rewrite). The rewritten base
+    has exactly the same worlds; nothing is taken from propagation or from another solver."""
+    if getattr(kb, "epochs", 0) != 1 or not any(isinstance(c, CountEver) for c in kb.constraints):
+        return None
+    empty: list[set[int]] = [set() for _ in range(kb.num_locations)]  # cards the base keeps out of each location
+    for c in kb.constraints:
+        if isinstance(c, Count) and c.epoch == 0 and c.n == 0 and c.op in (Op.EQ, Op.LE):
+            empty[c.loc].update(c.cards)
+        elif isinstance(c, NotAt) and c.epoch == 0:
+            empty[c.loc].add(c.card)
+        elif isinstance(c, At) and c.epoch == 0:  # a card is at one location: at none of the others
+            for z in range(kb.num_locations):
+                if z != c.loc:
+                    empty[z].add(c.card)
+    out = KnowledgeBase(kb.deck, kb.locations, 1)
+    rewritten = []
+    for c in kb.constraints:
+        if not isinstance(c, CountEver):
+            rewritten.append(c)
+            continue
+        cards = set(c.cards)
+        live = [z for z in c.locs if not cards <= empty[z]] if 0 in c.epochs else []
+        if len(live) == 1:
+            rewritten.append(Count(c.cards, live[0], c.n, c.op, 0))
+        elif live or not c.op.compare(0, c.n):
+            return None
+    out.extend(rewritten, check=False)
+    return out
+
+
 def _refusal(kb: Any, backend: Any, bound: float, brute_bound: float) -> str | None:
     """Why ``backend`` is not asked about ``kb`` at all (before any work), or None."""
     if not backend.supports(kb):
@@ -297,25 +341,39 @@ def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0, truth: np.ndarra
     brute_bound = _worlds_bound(kb, facts_only=True)
     answers: list[tuple[str, np.ndarray, int | None]] = []
     why: dict[str, str] = {}
+    counts_form: Any = None  # _as_counts(kb), made when a static method first needs it (False: none)
+    spent: dict[str, str] = {}  # family -> its method that needed more than the budget
     for backend in backends:
         if len(answers) == 2:
             break
         family = FAMILY.get(backend.name, backend.name)
-        if any(FAMILY.get(a, a) == family for a, _, _ in answers):
+        if any(FAMILY.get(a.removesuffix(AS_COUNTS), a) == family for a, _, _ in answers):
             continue
+        if kb.epochs > 1 and family in spent:
+            # on a time-indexed base (Mayfair Alibi late in a game) the cells one CP-SAT method
+            # could not refute within the budget are the ones the other cannot either
+            why[backend.name] = f"{spent[family]} ({FAMILY.get(backend.name)}, the same algorithm) needed more than the work budget"
+            continue
+        asked, label = kb, backend.name
         reason = _refusal(kb, backend, bound, brute_bound)
+        if reason == "does not support it":
+            if counts_form is None:
+                counts_form = _as_counts(kb) or False
+            if counts_form is not False and _refusal(counts_form, backend, bound, brute_bound) is None:
+                asked, label, reason = counts_form, backend.name + AS_COUNTS, None
         if reason:
             why[backend.name] = reason
             continue
         try:
-            possible, count = _answer(kb, backend, bound, truth)
+            possible, count = _answer(asked, backend, bound, truth)
         except TooLarge:
             why[backend.name] = f"more than {AGREEMENT_BUDGET:,} work steps"
+            spent.setdefault(family, backend.name)
             continue
         except NotSupported as exc:
             why[backend.name] = str(exc)
             continue
-        answers.append((backend.name, possible, count))
+        answers.append((label, possible, count))
     if len(answers) == 2:
         (a, pa, ca), (b, pb, cb) = answers
         methods = f"{a}+{b}"
