@@ -8,7 +8,9 @@ actions, player):
   exception is a failure naming the agent, the seat and the action, never a crash;
 * ``soundness``: the true world is consistent with the player's knowledge base;
 * ``agreement``: every backend that supports the knowledge base (and can finish on it) finds
-  the same possible locations, and the same count where counting is feasible;
+  the same possible locations, and the same count where counting is feasible (a one-epoch
+  base's ``CountEver`` is given to the static methods as the ``Count`` it equals, labelled
+  ``:counts``, see :func:`_as_counts`);
 * ``leak``: the player's observation is unchanged in a state that differs only in cards the
   player has not seen (games that offer ``State.hidden_variant``);
 * ``determinism``: replaying the game's actions from its seed reproduces the same events, and
