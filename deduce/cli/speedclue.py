@@ -102,6 +102,7 @@ def run_client(args: argparse.Namespace) -> int:
     fallback = None if args.fallback_agent == "none" else args.fallback_agent
     bot = SpeedClueBot(name, params, time_limit=args.time_limit, budget=args.budget, seed=args.seed,
                        fallback_agent=fallback)
+    bot.on_note = lambda line: print(f"deduce speedclue: {line}", file=sys.stderr, flush=True)
     log = MessageLog(args.log) if args.log else None
     try:
         code = connect(args.identifier, args.port, bot, log=log.peer(args.identifier) if log else None,
@@ -109,6 +110,7 @@ def run_client(args: argparse.Namespace) -> int:
     finally:
         if log is not None:
             log.close()
+        print(f"deduce speedclue: {bot.summary()}", file=sys.stderr, flush=True)
     if code:
         print(f"deduce speedclue: the server went away after {bot.games} games", file=sys.stderr)
     return code

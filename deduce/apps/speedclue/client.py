@@ -131,6 +131,9 @@ class SpeedClueBot:
         #: decisions asked of the agent, answers replaced by the fallback, and why.
         self.stats: dict[str, int] = {"decisions": 0, "forced": 0, "late": 0, "errors": 0, "disallowed": 0}
         self.last_error: BaseException | None = None
+        #: called with one line for every answer the agent did not give (late, crashed, not
+        #: allowed); the command line prints it to stderr, so a slow agent shows before it costs a game.
+        self.on_note: Callable[[str], None] | None = None
 
     def _new_agent(self) -> Any:
         return self._registry.get(self.agent_name, game="clue", **self.params)
@@ -196,14 +199,17 @@ class SpeedClueBot:
         wanted: Action | None = action if finished and error is None else None
         if not finished:
             self.stats["late"] += 1
+            self._note(f"late: no answer within {self.budget:g} s, the fallback answered")
         elif error is not None:
             self.stats["errors"] += 1
             self.last_error = error
+            self._note(f"error: {type(error).__name__}: {error}; the fallback answered")
         if wanted is not None:
             reply = mirror.reply(request, wanted, legal)
             if reply is not None:
                 return reply
             self.stats["disallowed"] += 1
+            self._note(f"not allowed by the protocol: {wanted!r}; the closest allowed answer was sent")
         elif self.fallback is not None:  # late or crashed: ask the cheap agent, synchronously
             try:
                 reply = mirror.reply(request, self.fallback.act(obs), legal)
@@ -212,6 +218,19 @@ class SpeedClueBot:
             if reply is not None:
                 return reply
         return mirror.fallback(request, wanted, self.rng)
+
+
+    def _note(self, text: str) -> None:
+        if self.on_note is not None:
+            self.on_note(f"game {self.games}: {self.agent_name}: {text}")
+
+    def summary(self) -> str:
+        """One line for the end of a session: how many answers were the agent's own."""
+        s = self.stats
+        replaced = s["late"] + s["errors"] + s["disallowed"]
+        return (f"{self.agent_name}: {self.games} games, {s['decisions']} decisions "
+                f"({s['forced']} forced answers besides), {replaced} not the agent's own: "
+                f"{s['late']} late, {s['errors']} errors, {s['disallowed']} not allowed")
 
 
 def _identifier_seed(identifier: str, seed: int) -> int:

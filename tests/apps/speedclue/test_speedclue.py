@@ -244,6 +244,18 @@ def test_a_late_agent_is_answered_for_in_time(misbehaving_agents):
     assert reply in ("show Gr", "show Ba") and bot.stats["late"] == 2
 
 
+def test_every_answer_the_agent_did_not_give_is_said_and_counted(misbehaving_agents):
+    bot = SpeedClueBot("sleepy", time_limit=1.0)
+    notes: list[str] = []
+    bot.on_note = notes.append
+    bot.handle("reset 3 1 Gr Ca Ba Bi Co Di")
+    bot.handle("suggest")
+    bot.handle("disprove 2 Gr Kn Ba")
+    assert notes == ["game 1: sleepy: late: no answer within 0.5 s, the fallback answered"] * 2
+    assert bot.summary() == ("sleepy: 1 games, 2 decisions (0 forced answers besides), 2 not the agent's own: "
+                             "2 late, 0 errors, 0 not allowed")
+
+
 def test_an_agent_with_a_deadline_answers_itself_in_time(misbehaving_agents):
     bot = SpeedClueBot("anytime", time_limit=2.0)
     bot.handle("reset 3 0 Gr Ca Ba Bi Co Di")
@@ -277,6 +289,7 @@ def test_disallowed_or_crashing_answers_are_replaced(misbehaving_agents):
     assert bot.handle("disprove 1 Gr Kn Ba") in ("show Gr", "show Ba")  # never card 99
     assert bot.stats["errors"] == 1 and bot.stats["disallowed"] >= 2
     assert bot.handle("done") == "dead" and bot.done
+    assert ", 1 errors, " in bot.summary() and f"{bot.stats['disallowed']} not allowed" in bot.summary()
 
 
 def test_the_certain_win_is_always_accused():
@@ -323,6 +336,8 @@ def test_command_line_end_to_end_with_processes_and_report(tmp_path, capsys):
     assert config["config"]["deal_mode"] == "all" and config["config"]["last_player_wins"] is True
     results = TournamentResults.load(out)
     assert set(results.games["agent"]) == {"deductive", "notebook", "rnd"} and not results.games["forfeit"].any()
+    summary = (out / "bots" / "deductive.0.err").read_text()  # the client's stderr: its summary at done
+    assert "deductive: 3 games, " in summary and " 0 late, 0 errors, 0 not allowed" in summary
     assert main(["report", str(out)]) == 0
     assert "Head to head" in capsys.readouterr().out
     lines = botlog.read_text().splitlines()
