@@ -51,6 +51,7 @@ from deduce.games.clue.rules import (
     Suggest,
     Suggestion,
     ViewExtra,
+    refute_order,
     shown_to,
 )
 
@@ -323,25 +324,35 @@ class ReaderRacerAgent(RacerAgent):
         return EndTurn()
 
     def suggest(self, obs: ClueObservation) -> Action:
-        if not self.weigh_questions or self.deadline is not None or self.bluff:
+        """racer's question scores corrected by the weighted samples. With a ``deadline`` (Speed
+        Clue's client sets one), racer's anytime scoring gets what the sampling left of it and
+        only the questions it scored are corrected, so the weighting stays on under a clock."""
+        if not self.weigh_questions or self.bluff:
             return super().suggest(obs)
+        start = self.clock()
         got = self._weighted_worlds(obs)
         if got is None:
             return super().suggest(obs)
         worlds, w = got
         kb = self.game.knowledge(obs)  # type: ignore[union-attr]
-        n = obs.num_players
         me = obs.player
         assert me is not None
-        responders = [(me + k) % n for k in range(1, n)]
+        responders = refute_order(me, obs.num_players)
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         shown = shown_to(obs, me)
-        scores = self._scores(kb, options, responders, shown, self.leak_weight)
+        deadline = self.deadline
+        if deadline is not None:  # what the sampling left for scoring (at least one batch runs)
+            self.deadline = max(deadline - (self.clock() - start), 1e-3)
+        try:
+            scores = self._scores(kb, options, responders, shown, self.leak_weight)
+        finally:
+            self.deadline = deadline
+        scored = [q for q in options if q in scores]
         env = kb.loc(ENVELOPE)
-        weighted = sampled_accuracy_scores(worlds, w, env, options, responders, shown, self.leak_weight)
-        plain = sampled_accuracy_scores(worlds, np.ones(len(w)), env, options, responders, shown, self.leak_weight)
+        weighted = sampled_accuracy_scores(worlds, w, env, scored, responders, shown, self.leak_weight)
+        plain = sampled_accuracy_scores(worlds, np.ones(len(w)), env, scored, responders, shown, self.leak_weight)
         scores = {q: s + weighted[q] - plain[q] for q, s in scores.items()}
         top = max(scores.values())
-        self.scoring_log.append((obs.turn, 0.0, top))
+        self.scoring_log.append((obs.turn, self.clock() - start, top))
         ties = [q for q in options if q in scores and scores[q] >= top - 1e-9]
         return Suggest(ties[int(self.rng.integers(len(ties)))])  # type: ignore[arg-type]

@@ -193,6 +193,27 @@ def test_it_reads_only_its_observation():
     assert picks[0] == picks[1]
 
 
+def test_the_weighting_stays_on_under_a_deadline(monkeypatch):
+    """Speed Clue's client gives every agent a deadline (seconds per decision): the questions
+    are still corrected by the weighted samples (they were not, so the protocol played racer's
+    questions), on the options racer's anytime scoring reached in time."""
+    import agents.clue.suggestion_evidence as module
+
+    calls = []
+    real = module.sampled_accuracy_scores
+    monkeypatch.setattr(module, "sampled_accuracy_scores", lambda *a: calls.append(a[3]) or real(*a))
+    game, _, obs = position()
+    for deadline, weigh in ((60.0, True), (None, True), (60.0, False)):
+        calls.clear()
+        agent = ReaderRacerAgent(r=0.2, deadline=deadline, weigh_questions=weigh)
+        agent.reset(game, 0, seed=5)
+        assert isinstance(agent.suggest(obs), Suggest)
+        assert len(calls) == (2 if weigh else 0)  # weighted and unweighted, on the same options
+        if weigh:
+            legal = {a.cards for a in obs.legal_actions if isinstance(a, Suggest)}
+            assert calls[0] == calls[1] and set(calls[0]) == legal  # 60 s: every question scored
+
+
 def test_refuses_bad_parameters():
     with pytest.raises(ValueError):
         ReaderRacerAgent(r=0.0)
