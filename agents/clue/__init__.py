@@ -7,7 +7,9 @@ Opponents of other styles (``styles``): ``aggressive-accuser``, ``own-evidence``
 ``own-card-prober``, ``memory-notebook``; ``racer-watch`` times racer's gambles on each
 opponent's own view (``opponent_model``); ``racer-threat`` lowers racer's gamble floor as the
 closest opponent nears a right accusation (``threat_racer``); ``racer-two-step`` chooses its
-question by the best guess's expected chance after it and the best follow-up (``two_step``).
+question by the best guess's expected chance after it and the best follow-up (``two_step``);
+``racer-reader`` weighs worlds by what each opponent's own suggestions say about its hand
+(``suggestion_evidence``), the strongest at three players and level with ``racer`` at four and six.
 
 Modules: ``deduction`` (notebook to racer), ``styles`` (the other styles), ``questions`` (exact scoring of suggestions),
 ``lookahead``, ``ismcts``, ``board``.
