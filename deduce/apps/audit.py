@@ -336,7 +336,8 @@ def _sampled(kb: Any, possible: np.ndarray, seed: int, truth: np.ndarray | None 
 def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0, truth: np.ndarray | None = None) -> Agreement:
     """Ask ``backends`` in order until two of different :data:`FAMILY` answer within the work
     budget, and compare their possible locations (and counts, where both count). Where only
-    one answers, the sampler (``epoch-sample``, where it applies; its chain starts from
+    one answers on a time-indexed base (or only epoch on a one-epoch base), the sampler
+    (``epoch-sample``, where it applies; its chain starts from
     ``truth``, a world of ``kb``, where given) is the second opinion, labelled as such; where
     none can, the check is skipped with the reasons."""
     bound = _worlds_bound(kb)
@@ -385,7 +386,8 @@ def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0, truth: np.ndarra
         if ca is not None and cb is not None and ca != cb:
             return Agreement(methods, f"{a} and {b} disagree on the count: {ca} and {cb}")
         return Agreement(methods)
-    if len(answers) == 1 and kb.epochs > 1:
+    # epoch alone on a one-epoch base: Mayfair Alibi before the first pass with 9-10 players
+    if len(answers) == 1 and (kb.epochs > 1 or answers[0][0] == "epoch"):
         name, possible, _ = answers[0]
         sampler = solver_registry.get("epoch-sample")
         if sampler.supports(kb):
@@ -640,7 +642,8 @@ def _check_step(
             else:
                 # a copy of the true world for this player's check alone: the next player's
                 # soundness check reads ``world`` again
-                truth = np.array(world) if sound and getattr(kb, "epochs", 1) > 1 else None
+                truth = (np.array(world) if sound and np.shape(world) == (getattr(kb, "epochs", 0), getattr(kb, "num_cards", -1))
+                         else None)
                 verdict = (_agreement(kb, backends, seed=game_seed % 2**31 + step, truth=truth)
                            if hasattr(kb, "constraints")
                            else Agreement(skipped="the knowledge base has no constraints to solve"))

@@ -80,12 +80,12 @@ def test_an_eight_player_first_pass_base_is_compared_by_two_exact_methods(backen
     assert form.consistent_with(world) and kb.consistent_with(world)
 
 
-def test_without_the_rewrite_the_same_base_is_n_a(backends, monkeypatch):
-    kb, _ = _alibi_first_pass_base()
+def test_without_the_rewrite_only_the_sampler_backs_epoch(backends, monkeypatch):
+    """Without the rewrite (the audit before it: n/a, "only epoch answered") frontier runs out
+    of its budget and the second opinion is the one-sided sampler's, labelled."""
+    kb, world = _alibi_first_pass_base()
     monkeypatch.setattr(audit_module, "_as_counts", lambda kb: None)
-    verdict = _agreement(kb, backends, seed=1)
-    assert verdict.skipped and verdict.skipped.startswith("only epoch answered")
-    assert "frontier: more than 2,000,000 work steps" in verdict.skipped
+    assert _agreement(kb, backends, seed=1, truth=world) == audit_module.Agreement("epoch+sampler")
 
 
 def test_a_wrong_rewrite_is_a_mismatch_not_a_pass(backends, monkeypatch):
@@ -139,3 +139,17 @@ def test_on_a_time_indexed_base_cpsat_is_not_asked_after_epoch_ran_out_of_budget
     assert epoch.calls == 1 and cpsat.calls == 0
     assert verdict.skipped.startswith("no exact method answered")
     assert "cpsat: epoch (CP-SAT, the same algorithm) needed more than the work budget" in verdict.skipped
+
+
+def test_where_only_epoch_answers_a_first_pass_base_the_sampler_is_the_labelled_second_opinion():
+    """Mayfair Alibi with 9-10 players: before the first pass the class DP and frontier both
+    need more than the budget; epoch's answer is then held to the sampler's worlds (started
+    from the true world), labelled ``epoch+sampler``, instead of n/a."""
+    kb, world = _alibi_first_pass_base()
+    verdict = _agreement(kb, [_backend("epoch")], seed=1, truth=world)
+    assert verdict == audit_module.Agreement("epoch+sampler")
+    from solvers.epoch import EpochSolver
+
+    wrong = EpochSolver().possible(kb)
+    wrong[13, 2] = False  # card 13 is in p2: an answer without that cell is caught
+    assert "calls impossible" in audit_module._sampled(kb, wrong, seed=1, truth=world)
