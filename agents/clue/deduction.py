@@ -404,11 +404,12 @@ class InfogainAgent(Agent):
 
     def _scores(
         self, kb: KnowledgeBase, options: list[tuple[int, ...]], responders: list[int], shown: dict[int, set[int]],
-        leak_weight: float = 0.0,
+        leak_weight: float = 0.0, started: float | None = None,
     ) -> dict[tuple[int, ...], float]:
         """Every option's score; with a ``deadline``, anytime: symmetry classes most promising
         first (``agents.clue.lookahead.suggestion_classes``), a batch at a time, until the deadline
-        (at least one batch), so only the options scored are returned."""
+        counted from ``started`` (the decision's start on :attr:`clock`; default now; at least one
+        batch), so only the options scored are returned."""
         from agents.clue.questions import score_questions
 
         env = kb.loc(ENVELOPE)
@@ -417,7 +418,7 @@ class InfogainAgent(Agent):
         from agents.clue.lookahead import suggestion_classes
         from solvers.exact import ExactSolver
 
-        start = self.clock()
+        start = self.clock() if started is None else started
         stop = start + self.deadline
         ranked = suggestion_classes(kb, options, shown, ExactSolver(limit=self.limit), self.rng)
         scores: dict[tuple[int, ...], float] = {}

@@ -340,13 +340,7 @@ class ReaderRacerAgent(RacerAgent):
         responders = refute_order(me, obs.num_players)
         options = [a.cards for a in obs.legal_actions if isinstance(a, Suggest)]
         shown = shown_to(obs, me)
-        deadline = self.deadline
-        if deadline is not None:  # what the sampling left for scoring (at least one batch runs)
-            self.deadline = max(deadline - (self.clock() - start), 1e-3)
-        try:
-            scores = self._scores(kb, options, responders, shown, self.leak_weight)
-        finally:
-            self.deadline = deadline
+        scores = self._scores(kb, options, responders, shown, self.leak_weight, started=start)
         scored = [q for q in options if q in scores]
         env = kb.loc(ENVELOPE)
         weighted = sampled_accuracy_scores(worlds, w, env, scored, responders, shown, self.leak_weight)

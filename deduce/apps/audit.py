@@ -355,7 +355,7 @@ def _agreement(kb: Any, backends: Sequence[Any], seed: int = 0, truth: np.ndarra
         if kb.epochs > 1 and family in spent:
             # on a time-indexed base (Mayfair Alibi late in a game) the cells one CP-SAT method
             # could not refute within the budget are the ones the other cannot either
-            why[backend.name] = f"{spent[family]} ({FAMILY.get(backend.name)}, the same algorithm) needed more than the work budget"
+            why[backend.name] = f"{spent[family]} ({family}, the same algorithm) needed more than the work budget"
             continue
         asked, label = kb, backend.name
         reason = _refusal(kb, backend, bound, brute_bound)

@@ -222,21 +222,28 @@ def test_the_audit_fails_a_planted_wrong_answer_on_a_time_indexed_game(monkeypat
     assert any("chain and frontier disagree" in f.message for f in report.failures)
 
 
+def alibi_time_indexed_view(moves: int = 12):  # noqa: ANN201
+    """Seat 0's knowledge base after ``moves`` random moves of a 3-player Mayfair Alibi game
+    (seed 7): past its first passes, so time-indexed."""
+    from deduce.games.registry import make
+    from deduce.play import GameRun, RandomPlayer
+
+    game = make("alibi", num_players=3)
+    run = GameRun(game, [RandomPlayer(seed=i) for i in range(3)], 7, max_moves=moves)
+    for _ in run:
+        pass
+    return game.knowledge(run.state.observation(0))
+
+
 def test_the_sampler_second_opinion_catches_an_exact_answer_that_misses_worlds():
     """Where only one exact method answers (Mayfair Alibi after its first pass), the sampler's
     worlds must fall inside its answer: an answer with a possible cell removed fails."""
     import numpy as np
 
     from deduce.apps.audit import _sampled
-    from deduce.games.registry import make
-    from deduce.play import GameRun, RandomPlayer
     from solvers.epoch import EpochSolver
 
-    game = make("alibi", num_players=3)
-    run = GameRun(game, [RandomPlayer(seed=i) for i in range(3)], 7, max_moves=12)
-    for _ in run:
-        pass
-    kb = game.knowledge(run.state.observation(0))
+    kb = alibi_time_indexed_view()
     assert kb.epochs > 2
     possible = EpochSolver().possible(kb)
     assert _sampled(kb, possible, seed=1) is None

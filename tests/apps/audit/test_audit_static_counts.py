@@ -125,14 +125,9 @@ class _OutOfBudget:
 
 
 def test_on_a_time_indexed_base_cpsat_is_not_asked_after_epoch_ran_out_of_budget():
-    from deduce.games.registry import make
-    from deduce.play import GameRun, RandomPlayer
+    from tests.apps.audit.test_audit import alibi_time_indexed_view
 
-    game = make("alibi", num_players=3)
-    run = GameRun(game, [RandomPlayer(seed=i) for i in range(3)], 7, max_moves=12)
-    for _ in run:
-        pass
-    kb = game.knowledge(run.state.observation(0))
+    kb = alibi_time_indexed_view()
     assert kb.epochs > 1
     epoch, cpsat = _OutOfBudget("epoch"), _OutOfBudget("cpsat")
     verdict = _agreement(kb, [epoch, cpsat])
