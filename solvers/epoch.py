@@ -53,6 +53,8 @@ from solvers.budget import Work
 if TYPE_CHECKING:  # CP-SAT is imported where a model is built: it costs ~0.7 s of start-up
     from ortools.sat.python import cp_model
 
+    from solvers.history_model import HistoryModel
+
 __all__ = ["EpochSolver", "EpochSampler", "Estimate", "Diagnostics", "Chains", "pruned_model", "propagated"]
 
 KINDS = EPOCH_KINDS + (CountEver,)
@@ -162,14 +164,16 @@ class _Pruned:
 
     def solve(self, assumptions: Sequence = (), seed: int = 0, objective: dict | None = None,
               work_limit: float | None = None, work: Work | None = None,
-              order: Sequence | None = None) -> np.ndarray | None:
+              order: Sequence | None = None, undecided_ok: bool = False) -> np.ndarray | None:
         """A world ``[epoch, card]`` or None when there is none (under ``assumptions``).
         ``work_limit`` bounds an optimisation in CP-SAT's deterministic time units (about
         seconds), never in wall time: a wall-clock limit would let machine load decide which
         world comes back, and with it every answer built on it. ``work`` counts the query's
         deterministic time against its budget (:mod:`solvers.budget`). ``order``: literals to
         branch on first, in this order, each tried true first (CP-SAT's fixed search): the
-        first world found then follows the order, a cheap way to get different worlds."""
+        first world found then follows the order, a cheap way to get different worlds.
+        ``undecided_ok``: a solve stopped undecided (by ``work_limit``) returns ``...`` instead
+        of being refused; its time is still counted."""
         from ortools.sat.python import cp_model
 
         m = self.model
@@ -204,7 +208,10 @@ class _Pruned:
             solver.parameters.max_deterministic_time = min(float(work_limit), solver.parameters.max_deterministic_time)
         status = solver.Solve(m)
         if work is not None:
-            work.spend(solver, status)
+            work.spend(solver, status, None if not undecided_ok else
+                       (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE, cp_model.UNKNOWN))
+        if undecided_ok and status == cp_model.UNKNOWN:
+            return Ellipsis
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return None
         E, C = len(self.x), len(self.x[0])
@@ -391,9 +398,14 @@ class EpochSolver(Solver):
     kinds = KINDS
     max_epochs = None
 
-    def __init__(self, witness_moves: int = 20_000, seed: int = 0, work_limit: float | None = None) -> None:
+    def __init__(self, witness_moves: int = 20_000, seed: int = 0, work_limit: float | None = None,
+                 history_after: float | None = 0.2) -> None:
         self.witness_moves = int(witness_moves)
         self.seed = int(seed)
+        #: CP-SAT deterministic time one "one of these" query on the cell model may spend before
+        #: the cells left go to the history model (:mod:`solvers.history_model`, which refutes
+        #: where this model cannot); None: never
+        self.history_after = None if history_after is None else float(history_after)
         #: CP-SAT deterministic time one query may spend (None: no cap), see :mod:`solvers.budget`
         self.work_limit = work_limit
         self._memos: list[_Memo] = []  # newest first, see possible
@@ -469,15 +481,31 @@ class EpochSolver(Solver):
                                   int(rng.integers(2**31)), out))
             if not (todo & ~out).any():
                 break
+        history: HistoryModel | None = None
         while True:
             cells = np.argwhere(todo & ~out)
             if not len(cells):
                 break
-            if model is None:
-                model = _Pruned(kb, possible)
-            some = model.model.NewBoolVar("")
-            model.model.AddBoolOr([model.x[e][int(card)][int(z)] for card, z in cells]).OnlyEnforceIf(some)
-            world = model.solve([some], work=work)
+            if history is None:
+                if model is None:
+                    model = _Pruned(kb, possible)
+                some = model.model.NewBoolVar("")
+                model.model.AddBoolOr([model.x[e][int(card)][int(z)] for card, z in cells]).OnlyEnforceIf(some)
+                world = model.solve([some], work=work, work_limit=self.history_after,
+                                    undecided_ok=self.history_after is not None)
+                if world is Ellipsis:  # undecided: the history model takes the cells left
+                    from solvers.history_model import HistoryModel  # it imports this module
+
+                    history = HistoryModel(kb)
+                    if history.contradiction is not None:  # pragma: no cover - kb has a world
+                        raise AssertionError(f"epoch: {history.contradiction}, yet a world was found")
+                    todo &= history.possible_cells(e)  # what its propagation refuted
+                    continue
+            else:
+                world = history.world_with_one_of([(int(c), int(z)) for c, z in cells], e, work,
+                                                  seed=int(rng.integers(2**31)))
+                if world is not None and not kb.consistent_with(world):  # pragma: no cover
+                    raise AssertionError("epoch: the history model's world breaks the knowledge base")
             if world is None:  # none of the cells left is in a world: all refuted together
                 break
             found.append(world)

@@ -1,0 +1,88 @@
+"""The history model (CP-SAT over cards' history options, :mod:`solvers.history_model`) is
+exact, and ``epoch`` answers through it where its cell model runs out: late 6-player Mayfair
+Alibi views that no exact backend answered before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import solvers
+from deduce.errors import TooLarge
+from deduce.knowledge import KnowledgeBase
+from solvers.budget import metered
+from solvers.epoch import EpochSolver
+from solvers.history_model import HistoryModel
+from tests.solvers.test_epoch_sampler import history_kbs
+from tests.solvers.test_epochs_agree import epoch_kbs
+
+DATA = Path(__file__).parent / "data"
+
+
+def late_view(name: str) -> tuple[KnowledgeBase, np.ndarray, np.ndarray]:
+    """A saved view, its true world and its possible cells (checked once: every cell the answer
+    leaves out that propagation keeps was proven infeasible by a separate CP-SAT solve per cell
+    on the history model with presolve, 20 units each; every cell it keeps is in a world)."""
+    data = json.loads((DATA / name).read_text())
+    return KnowledgeBase.from_json(data["knowledge"]), np.array(data["truth"]), np.array(data["possible"], dtype=bool)
+
+
+def check_exact(kb: KnowledgeBase) -> None:
+    ref = solvers.get("brute")
+    e = kb.epochs - 1
+    truth = ref.possible(kb, epoch=e)
+    model = HistoryModel(kb)
+    if model.contradiction is not None:
+        assert not truth.any()
+        return
+    assert not (truth & ~model.possible_cells(e)).any()  # propagation refutes only what is impossible
+    for c in range(kb.num_cards):
+        for z in range(kb.num_locations):
+            world = model.world_with_one_of([(c, z)], e, None)
+            assert (world is not None) == truth[c, z], (c, z)
+            if world is not None:
+                assert kb.consistent_with(world) and world[e, c] == z
+
+
+@settings(max_examples=40, deadline=None)
+@given(kb=epoch_kbs(max_cards=5, max_constraints=6))
+def test_history_model_finds_a_world_exactly_where_brute_force_does(kb):
+    check_exact(kb)
+
+
+@settings(max_examples=25, deadline=None)
+@given(kb=history_kbs())
+def test_history_model_is_exact_on_history_answers(kb):
+    """With ``CountEver`` (answers about what a player has ever held) and passes."""
+    check_exact(kb)
+
+
+@settings(max_examples=30, deadline=None)
+@given(kb=epoch_kbs(max_cards=6, max_constraints=6), moves=st.sampled_from([0, 50]))
+def test_epoch_through_the_history_model_is_brute_force_possible(kb, moves):
+    """``history_after=0``: every "one of these" query goes to the history model at once."""
+    ref = solvers.get("brute")
+    assert np.array_equal(EpochSolver(witness_moves=moves, history_after=0.0).possible(kb), ref.possible(kb))
+
+
+@pytest.mark.parametrize("name", ["alibi-6p-late-a.json", "alibi-6p-late-b.json"])
+def test_epoch_answers_late_six_player_views_within_the_audit_budget(name):
+    """Two views from game 4 (6 players, 10 epochs) of ``deduce audit alibi --games 10 --seed 1``
+    that no exact backend answered within 2M steps: epoch now does, with the same answer."""
+    kb, truth, expected = late_view(name)
+    with metered(2_000_000):
+        got = EpochSolver().possible(kb, starts=[truth])
+    assert np.array_equal(got, expected)
+    assert got[np.arange(kb.num_cards), truth[-1]].all()
+
+
+def test_the_cell_model_alone_runs_out_on_a_late_six_player_view():
+    """Why the history model is there: without it the same query is refused."""
+    kb, truth, _ = late_view("alibi-6p-late-b.json")
+    with pytest.raises(TooLarge), metered(2_000_000):
+        EpochSolver(history_after=None).possible(kb, starts=[truth])
