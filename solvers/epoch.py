@@ -5,7 +5,9 @@ approximate sampler.
 cells propagation keeps get a variable; a transfer becomes one frame clause per card and
 possible location instead of one per pair of locations). ``possible`` witnesses cells with real
 worlds (one CP-SAT solution, then cheap Markov-chain moves that only visit consistent worlds)
-and proves the remaining candidates by one CP-SAT solve each, so its answer is exact.
+and proves the remaining candidates by one CP-SAT solve each, so its answer is exact; the
+last, hardest refutations go to a second formulation over whole card histories
+(:mod:`solvers.history_model`).
 
 ``EpochSampler`` (approximate, ``exact = False``): Metropolis sampling of worlds uniform over
 the consistent ones. A move swaps the locations of two cards over a segment of epochs
@@ -399,7 +401,7 @@ class EpochSolver(Solver):
     max_epochs = None
 
     def __init__(self, witness_moves: int = 20_000, seed: int = 0, work_limit: float | None = None,
-                 history_after: float | None = 0.2) -> None:
+                 history_after: float | None = 0.4) -> None:
         self.witness_moves = int(witness_moves)
         self.seed = int(seed)
         #: CP-SAT deterministic time one "one of these" query on the cell model may spend before
@@ -429,7 +431,10 @@ class EpochSolver(Solver):
         worlds in milliseconds) started from every consistent world at hand; the cells no world
         has shown yet are asked together ("some of them"), so one solve witnesses at least one
         of them and one infeasible solve refutes all that are left, where one solve per cell
-        cost 2-5 s per query on 4-player Mayfair Alibi.
+        cost 2-5 s per query on 4-player Mayfair Alibi. A "one of these" query this cell model
+        cannot decide within ``history_after`` goes, with every one after it, to the history
+        model (:mod:`solvers.history_model`), whose linear relaxation refutes the last cells of
+        late 6- and 7-player views that this model could not within the audit's budget.
 
         A knowledge base that grows (a player's view a few actions later: the same deck,
         locations and epochs, every earlier constraint kept) reuses what :class:`_Memo` kept of
