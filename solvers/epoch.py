@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -166,7 +167,7 @@ class _Pruned:
 
     def solve(self, assumptions: Sequence = (), seed: int = 0, objective: dict | None = None,
               work_limit: float | None = None, work: Work | None = None,
-              order: Sequence | None = None, undecided_ok: bool = False) -> np.ndarray | None:
+              order: Sequence | None = None, undecided_ok: bool = False) -> np.ndarray | EllipsisType | None:
         """A world ``[epoch, card]`` or None when there is none (under ``assumptions``).
         ``work_limit`` bounds an optimisation in CP-SAT's deterministic time units (about
         seconds), never in wall time: a wall-clock limit would let machine load decide which
