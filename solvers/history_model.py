@@ -73,6 +73,8 @@ class HistoryModel:
         if not ok:
             self.contradiction = "bounds propagation over the cards' histories empties a card"
             return
+        # the build's cost, counted before it is paid (a model past the budget is refused at once)
+        charge(int(np.count_nonzero(flat.feat[self.alive])) * _STEPS_PER_TERM)
         #: reach[o, e, z]: some history of option o is at z in epoch e
         self.reach = np.zeros((options, E, L), dtype=bool)
         hist_opt = np.repeat(np.arange(options), np.diff(flat.opt_hist_ptr))
@@ -84,11 +86,9 @@ class HistoryModel:
         self.x = {int(o): m.NewBoolVar(f"h{o}") for o in np.flatnonzero(self.alive)}
         for c in range(C):
             m.AddExactlyOne([self.x[o] for o in range(flat.opt_ptr[c], flat.opt_ptr[c + 1]) if o in self.x])
-        built = 0
         feat = flat.feat
         for j in range(J):
             opts = np.flatnonzero(self.alive & (feat[:, j] != 0))
-            built += len(opts)
             total = cp_model.LinearExpr.WeightedSum([self.x[int(o)] for o in opts], feat[opts, j].tolist())
             n = int(flat.n[j])
             if flat.op[j] == 0:
@@ -97,7 +97,6 @@ class HistoryModel:
                 m.Add(total <= n)
             else:
                 m.Add(total >= n)
-        charge(built * _STEPS_PER_TERM)
 
     def possible_cells(self, epoch: int) -> np.ndarray:
         """bool[card, loc]: the cells some live option reaches at ``epoch`` (a superset of the
