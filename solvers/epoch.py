@@ -435,7 +435,8 @@ class EpochSolver(Solver):
         cost 2-5 s per query on 4-player Mayfair Alibi. A "one of these" query this cell model
         cannot decide within ``history_after`` goes, with every one after it, to the history
         model (:mod:`solvers.history_model`), whose linear relaxation refutes the last cells of
-        late 6- and 7-player views that this model could not within the audit's budget.
+        late 5- and 6-player views that this model could not within the audit's budget; where
+        that model would not fit in the budget left, this one keeps the query, uncapped.
 
         A knowledge base that grows (a player's view a few actions later: the same deck,
         locations and epochs, every earlier constraint kept) reuses what :class:`_Memo` kept of
@@ -488,6 +489,7 @@ class EpochSolver(Solver):
             if not (todo & ~out).any():
                 break
         history: HistoryModel | None = None
+        cap = self.history_after
         while True:
             cells = np.argwhere(todo & ~out)
             if not len(cells):
@@ -497,14 +499,19 @@ class EpochSolver(Solver):
                     model = _Pruned(kb, possible)
                 some = model.model.NewBoolVar("")
                 model.model.AddBoolOr([model.x[e][int(card)][int(z)] for card, z in cells]).OnlyEnforceIf(some)
-                world = model.solve([some], work=work, work_limit=self.history_after,
-                                    undecided_ok=self.history_after is not None)
+                world = model.solve([some], work=work, work_limit=cap, undecided_ok=cap is not None)
                 if world is Ellipsis:  # undecided: the history model takes the cells left
                     from solvers.history_model import HistoryModel  # it imports this module
 
-                    history = HistoryModel(kb)
-                    if history.contradiction is not None:  # pragma: no cover - kb has a world
-                        raise AssertionError(f"epoch: {history.contradiction}, yet a world was found")
+                    candidate = HistoryModel(kb)
+                    if candidate.contradiction is not None:  # pragma: no cover - kb has a world
+                        raise AssertionError(f"epoch: {candidate.contradiction}, yet a world was found")
+                    if not candidate.affordable():
+                        # its model would not fit in the budget left (measured: 7+ players late
+                        # in the game): this model keeps the queries, uncapped
+                        cap = None
+                        continue
+                    history = candidate
                     todo &= history.possible_cells(e)  # what its propagation refuted
                     continue
             else:

@@ -26,7 +26,7 @@ import numpy as np
 from deduce.knowledge import KnowledgeBase
 from solvers._history_kernels import propagate
 from solvers.block_sampler import _Flat
-from solvers.budget import Work, charge
+from solvers.budget import Work, active, charge
 from solvers.frontier import _Problem
 
 __all__ = ["HistoryModel"]
@@ -41,19 +41,22 @@ _STEPS_PER_TERM = 10
 
 class HistoryModel:
     """CP-SAT over the live history options of ``kb`` (see module doc); ``contradiction`` is
-    set (and no model built) when propagation alone proves there is no world."""
+    set (and no model built) when propagation alone proves there is no world.
+
+    Construction reads the histories and propagates; :meth:`build` makes the CP-SAT model,
+    whose cost (:attr:`build_steps`, counted work) the caller can weigh first against what is
+    left of its budget (:meth:`affordable`)."""
 
     def __init__(self, kb: KnowledgeBase, history_limit: int = 20_000) -> None:
-        from ortools.sat.python import cp_model
-
         self.kb = kb
+        self.model = None
         prob = _Problem(kb, history_limit)
         self.contradiction = prob.contradiction
         if self.contradiction is not None:
             return
         flat = _Flat(prob)
         self.flat = flat
-        C, J, E, L = kb.num_cards, len(prob.sums), kb.epochs, kb.num_locations
+        C, J = kb.num_cards, len(prob.sums)
         members = [sorted(prob.feature[j]) for j in range(J)]
         by_card: list[list[int]] = [[] for _ in range(C)]
         for j, cards in enumerate(members):
@@ -73,8 +76,25 @@ class HistoryModel:
         if not ok:
             self.contradiction = "bounds propagation over the cards' histories empties a card"
             return
-        # the build's cost, counted before it is paid (a model past the budget is refused at once)
-        charge(int(np.count_nonzero(flat.feat[self.alive])) * _STEPS_PER_TERM)
+        #: counted steps :meth:`build` charges (10 a term of the sums it posts)
+        self.build_steps = int(np.count_nonzero(flat.feat[self.alive])) * _STEPS_PER_TERM
+
+    def affordable(self) -> bool:
+        """Whether :meth:`build` fits in what is left of the active budget (always without one)."""
+        meter = active()
+        return meter is None or self.build_steps < meter.left
+
+    def build(self) -> None:
+        """Build the CP-SAT model (once), its cost counted before it is paid: a model past the
+        budget is refused at once."""
+        from ortools.sat.python import cp_model
+
+        if self.model is not None:
+            return
+        charge(self.build_steps)
+        kb, flat, prob = self.kb, self.flat, self.flat.prob
+        C, J, E, L = kb.num_cards, len(prob.sums), kb.epochs, kb.num_locations
+        options = len(self.alive)
         #: reach[o, e, z]: some history of option o is at z in epoch e
         self.reach = np.zeros((options, E, L), dtype=bool)
         hist_opt = np.repeat(np.arange(options), np.diff(flat.opt_hist_ptr))
@@ -101,6 +121,7 @@ class HistoryModel:
     def possible_cells(self, epoch: int) -> np.ndarray:
         """bool[card, loc]: the cells some live option reaches at ``epoch`` (a superset of the
         possible ones: what propagation has not refuted)."""
+        self.build()
         out = np.zeros((self.kb.num_cards, self.kb.num_locations), dtype=bool)
         live = np.flatnonzero(self.alive)
         np.logical_or.at(out, self.card_of[live], self.reach[live, epoch])
@@ -113,6 +134,7 @@ class HistoryModel:
         undecided solve is a :class:`~deduce.errors.TooLarge`)."""
         from ortools.sat.python import cp_model
 
+        self.build()
         m = self.model
         lits = [self.x[o] for c, z in cells
                 for o in range(self.flat.opt_ptr[c], self.flat.opt_ptr[c + 1])
