@@ -82,7 +82,7 @@ class HistoryModel:
     def affordable(self) -> bool:
         """Whether :meth:`build` fits in what is left of the active budget (always without one)."""
         meter = active()
-        return meter is None or self.build_steps < meter.left
+        return meter is None or self.build_steps <= meter.left
 
     def build(self) -> None:
         """Build the CP-SAT model (once), its cost counted before it is paid: a model past the

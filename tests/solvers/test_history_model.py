@@ -86,3 +86,20 @@ def test_the_cell_model_alone_runs_out_on_a_late_six_player_view():
     kb, truth, _ = late_view("alibi-6p-late-b.json")
     with pytest.raises(TooLarge), metered(2_000_000):
         EpochSolver(history_after=None).possible(kb, starts=[truth])
+
+
+def test_history_model_weighs_its_build_against_the_budget():
+    """``affordable`` says whether the build's counted cost fits in what the meter has left,
+    and a build past it is refused before any of it is built."""
+    kb, _, _ = late_view("alibi-6p-late-a.json")
+    model = HistoryModel(kb)
+    assert model.build_steps > 100_000 and model.affordable()  # no meter: always
+    with metered(model.build_steps - 1):
+        assert not model.affordable()
+        with pytest.raises(TooLarge):
+            model.build()
+    assert model.model is None
+    with metered(model.build_steps):
+        assert model.affordable()
+        model.build()
+    assert model.model is not None
