@@ -20,6 +20,7 @@ import json
 import statistics
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,15 +29,26 @@ from deduce.knowledge import KnowledgeBase
 from solvers.budget import metered
 from solvers.epoch import EpochSolver
 
-__all__ = ["VIEWS", "load_views", "main"]
+__all__ = ["VIEWS", "LateView", "load_views", "main"]
 
 VIEWS = Path(__file__).with_name("alibi_late_views.json.gz")
 
 
-def load_views() -> list[tuple[str, KnowledgeBase, np.ndarray]]:
-    """(name, knowledge base, true world) of every saved view."""
+class LateView(NamedTuple):
+    """One saved view: its true world and, where it was checked once (see the file's
+    ``checked`` field), its possible cells of the last epoch."""
+
+    name: str
+    kb: KnowledgeBase
+    truth: np.ndarray
+    possible: np.ndarray | None
+
+
+def load_views() -> list[LateView]:
+    """Every saved view, in the file's order."""
     data = json.loads(gzip.open(VIEWS).read())
-    return [(v["name"], KnowledgeBase.from_json(v["knowledge"]), np.array(v["truth"])) for v in data]
+    return [LateView(v["name"], KnowledgeBase.from_json(v["knowledge"]), np.array(v["truth"]),
+                     np.array(v["possible"], dtype=bool) if "possible" in v else None) for v in data]
 
 
 def _run(kb: KnowledgeBase, truth: np.ndarray, history_after: float | None, budget: int,
@@ -63,7 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     print(f"{'view':<18} {'epochs':>6} | {'cell model':>22} | {'+ history model':>22}" + (" | needed" if args.needed else ""))
     answered = [0, 0]
-    for name, kb, truth in load_views():
+    views = load_views()
+    for name, kb, truth, _ in views:
         cells = []
         got = []
         for i, after in enumerate((None, EpochSolver().history_after)):
@@ -79,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
             row += f" | {used / 1e6:.1f}M {secs:.1f} s"
         print(row, flush=True)
     print(f"answered within {args.budget:,} steps: cell model {answered[0]}, with the history model {answered[1]} "
-          f"of {len(load_views())}")
+          f"of {len(views)}")
 
 
 if __name__ == "__main__":

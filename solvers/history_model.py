@@ -34,8 +34,9 @@ __all__ = ["HistoryModel"]
 #: options the compiled propagation examines per counted step (a step is about 0.5 us, see
 #: :mod:`solvers.budget`; measured: 1.7-2.0M options in 7-9 ms on 7-player views)
 _OPTIONS_PER_STEP = 100
-#: counted steps per term of the model's sums, for building them in Python (measured: 1.0-1.3 s
-#: for the histories, options and model of a 7-player, 11-12 epoch view)
+#: counted steps per term of the model's sums, for building them in Python (measured: 0.7-1.1 s
+#: for the histories, options and model of a 7-player, 11-12 epoch view of 150,000-190,000
+#: terms, about what the budget counts for that time)
 _STEPS_PER_TERM = 10
 
 

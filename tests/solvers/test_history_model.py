@@ -4,15 +4,13 @@ Alibi views that no exact backend answered before."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
+from benchmarks.alibi_late import load_views
 from deduce.errors import TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.budget import metered
@@ -21,15 +19,15 @@ from solvers.history_model import HistoryModel
 from tests.solvers.test_epoch_sampler import history_kbs
 from tests.solvers.test_epochs_agree import epoch_kbs
 
-DATA = Path(__file__).parent / "data"
-
 
 def late_view(name: str) -> tuple[KnowledgeBase, np.ndarray, np.ndarray]:
-    """A saved view, its true world and its possible cells (checked once: every cell the answer
-    leaves out that propagation keeps was proven infeasible by a separate CP-SAT solve per cell
-    on the history model with presolve, 20 units each; every cell it keeps is in a world)."""
-    data = json.loads((DATA / name).read_text())
-    return KnowledgeBase.from_json(data["knowledge"]), np.array(data["truth"]), np.array(data["possible"], dtype=bool)
+    """A saved view of ``benchmarks/alibi_late.py`` with its true world and its checked possible
+    cells (every cell left out that propagation keeps was proven infeasible by a separate CP-SAT
+    solve per cell on the history model with presolve, 20 units each; every cell kept is in a
+    world)."""
+    view = next(v for v in load_views() if v.name == name)
+    assert view.possible is not None
+    return view.kb, view.truth, view.possible
 
 
 def check_exact(kb: KnowledgeBase) -> None:
@@ -70,9 +68,9 @@ def test_epoch_through_the_history_model_is_brute_force_possible(kb, moves):
     assert np.array_equal(EpochSolver(witness_moves=moves, history_after=0.0).possible(kb), ref.possible(kb))
 
 
-@pytest.mark.parametrize("name", ["alibi-6p-late-a.json", "alibi-6p-late-b.json"])
+@pytest.mark.parametrize("name", ["g4-6p-10e-0", "g4-6p-10e-1", "g4-6p-10e-2"])
 def test_epoch_answers_late_six_player_views_within_the_audit_budget(name):
-    """Two views from game 4 (6 players, 10 epochs) of ``deduce audit alibi --games 10 --seed 1``
+    """Three views from game 4 (6 players, 10 epochs) of ``deduce audit alibi --games 10 --seed 1``
     that no exact backend answered within 2M steps: epoch now does, with the same answer."""
     kb, truth, expected = late_view(name)
     with metered(2_000_000):
@@ -83,7 +81,7 @@ def test_epoch_answers_late_six_player_views_within_the_audit_budget(name):
 
 def test_the_cell_model_alone_runs_out_on_a_late_six_player_view():
     """Why the history model is there: without it the same query is refused."""
-    kb, truth, _ = late_view("alibi-6p-late-b.json")
+    kb, truth, _ = late_view("g4-6p-10e-1")
     with pytest.raises(TooLarge), metered(2_000_000):
         EpochSolver(history_after=None).possible(kb, starts=[truth])
 
@@ -91,7 +89,7 @@ def test_the_cell_model_alone_runs_out_on_a_late_six_player_view():
 def test_history_model_weighs_its_build_against_the_budget():
     """``affordable`` says whether the build's counted cost fits in what the meter has left,
     and a build past it is refused before any of it is built."""
-    kb, _, _ = late_view("alibi-6p-late-a.json")
+    kb, _, _ = late_view("g4-6p-10e-0")
     model = HistoryModel(kb)
     assert model.build_steps > 100_000 and model.affordable()  # no meter: always
     with metered(model.build_steps - 1):
