@@ -48,7 +48,7 @@ from deduce.constraints import (
     Op,
     Transfer,
 )
-from deduce.errors import InvalidConfig, NotSupported
+from deduce.errors import InvalidConfig, NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase, Propagation, propagate
 from solvers.base import EPOCH_KINDS, Solver
 from solvers.budget import Work
@@ -402,9 +402,14 @@ class EpochSolver(Solver):
     max_epochs = None
 
     def __init__(self, witness_moves: int = 20_000, seed: int = 0, work_limit: float | None = None,
-                 history_after: float | None = 0.4) -> None:
+                 history_after: float | None = 0.4, history_limit: int = 20_000) -> None:
         self.witness_moves = int(witness_moves)
         self.seed = int(seed)
+        #: histories per card the history model lists at most; past it the cell model keeps
+        #: the queries (spectator views late in a game: more than 20,000 a card at round 20)
+        self.history_limit = int(history_limit)
+        if self.history_limit < 1:
+            raise InvalidConfig("history_limit", history_limit, "must be a positive number of histories")
         #: CP-SAT deterministic time one "one of these" query on the cell model may spend before
         #: the cells left go to the history model (:mod:`solvers.history_model`, which refutes
         #: where this model cannot); None: never
@@ -503,7 +508,14 @@ class EpochSolver(Solver):
                 if world is Ellipsis:  # undecided: the history model takes the cells left
                     from solvers.history_model import HistoryModel  # it imports this module
 
-                    candidate = HistoryModel(kb)
+                    try:
+                        candidate = HistoryModel(kb, self.history_limit)
+                    except TooLarge:
+                        # a card has more histories than it lists (spectator views late in the
+                        # game): this model keeps the queries, uncapped (if the budget ran out
+                        # instead, its next solve is refused by the same meter)
+                        cap = None
+                        continue
                     if candidate.contradiction is not None:  # pragma: no cover - kb has a world
                         raise AssertionError(f"epoch: {candidate.contradiction}, yet a world was found")
                     if not candidate.affordable():

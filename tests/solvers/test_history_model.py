@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import solvers
 from benchmarks.alibi_late import load_views
-from deduce.errors import TooLarge
+from deduce.errors import InvalidConfig, TooLarge
 from deduce.knowledge import KnowledgeBase
 from solvers.budget import metered
 from solvers.epoch import EpochSolver
@@ -101,3 +101,36 @@ def test_history_model_weighs_its_build_against_the_budget():
         assert model.affordable()
         model.build()
     assert model.model is not None
+
+
+@settings(max_examples=30, deadline=None)
+@given(kb=epoch_kbs(max_cards=6, max_constraints=6))
+def test_epoch_keeps_the_query_where_the_history_model_cannot_list_the_histories(kb):
+    """A card with more histories than ``history_limit`` (spectator views at round 20 have
+    more than 20,000): the cell model keeps the query, uncapped, and the answer is still exact
+    (it used to be refused with the history model's TooLarge)."""
+    ref = solvers.get("brute")
+    got = EpochSolver(witness_moves=0, history_after=0.0, history_limit=1).possible(kb)
+    assert np.array_equal(got, ref.possible(kb))
+
+
+def test_history_limit_must_be_positive():
+    with pytest.raises(InvalidConfig, match="history_limit"):
+        EpochSolver(history_limit=0)
+
+
+def test_a_budget_that_runs_out_in_the_history_model_is_a_refusal(monkeypatch):
+    """The history model's refusals hand the query back to the cell model, but a meter that runs
+    out while the histories are read still refuses the whole query (the next solve is capped by
+    the same meter), it does not run on unmetered."""
+    from solvers import history_model
+    from solvers.budget import charge
+
+    def spend_everything(self, kb, history_limit=20_000):
+        charge(10**9)
+
+    monkeypatch.setattr(history_model.HistoryModel, "__init__", spend_everything)
+    kb, truth, _ = late_view("g4-6p-10e-1")
+    with pytest.raises(TooLarge), metered(2_000_000) as meter:
+        EpochSolver().possible(kb, starts=[truth])
+    assert meter.exhausted
