@@ -72,6 +72,76 @@ def bench_update(seeds: int) -> None:
     print(f"same query with the full epoch-unrolled cpsat model: {time.perf_counter() - t:.2f} s (one position)")
 
 
+def assistant_update(game: AlibiGame, obs: Any, solver: Any, adapter: Any) -> tuple[np.ndarray, str, float, float]:
+    """One update as ``deduce assist alibi`` computes it: the knowledge base, then the grid
+    (``auto``'s count, refused past the first pass; ``frontier``'s exact grid where it takes the
+    view; ``epoch-gibbs`` on views of at most 2 epochs; else each card spread evenly over its
+    exactly possible places). Returns (grid, how, knowledge s, grid s)."""
+    from deduce.errors import NotSupported
+
+    t0 = time.perf_counter()
+    kb = game.knowledge(obs)
+    t1 = time.perf_counter()
+    try:
+        grid, how = np.asarray(solver.tallies(kb).marginals(), dtype=float), "counted"
+    except (NotSupported, NotImplementedError):
+        cache: list[np.ndarray] = []
+
+        def places() -> np.ndarray:
+            if not cache:
+                cache.append(np.asarray(solver.possible(kb), dtype=float))
+            return cache[0]
+
+        own = adapter.grid(kb, places)
+        if own is not None:
+            grid, how = np.asarray(own.p, dtype=float), ("exact" if own.exact else "sampled")
+        else:
+            p = places()
+            grid, how = p / p.sum(axis=1, keepdims=True), "spread"
+    return grid, how, t1 - t0, time.perf_counter() - t1
+
+
+def bench_updates(seeds: int, last_round: int = 10) -> list[tuple[int, int, str, float, float]]:
+    """Every update of one seat's view (seat ``seed % 4``) of ``seeds`` seeded random 4-player
+    games (no accusations) from the deal through round ``last_round``, each computed as
+    :func:`assistant_update` with one solver per game (as one session keeps it). Prints the
+    median, 95th percentile and max by round and over all; returns the rows (seed, round, how,
+    knowledge s, grid s)."""
+    from deduce.apps.assist.session import adapter_for
+
+    game = AlibiGame(num_players=4)
+    adapter = adapter_for("alibi")
+    warm = state_at_round(game, 0, 2)  # compile the kernels outside the figures
+    assistant_update(game, warm.observation(0), solvers.get("auto", order=adapter.backends), adapter)
+    rows: list[tuple[int, int, str, float, float]] = []
+    for seed in range(seeds):
+        solver = solvers.get("auto", order=adapter.backends)
+        seat = seed % 4
+        st = game.new_initial_state(seed)
+
+        def update(state: AlibiState, seed: int = seed, seat: int = seat, solver: Any = solver) -> bool:
+            if state.round > last_round:
+                return True
+            _, how, t_kb, t_grid = assistant_update(game, state.observation(seat), solver, adapter)
+            rows.append((seed, state.round, how, t_kb, t_grid))
+            return False
+
+        play_game(game, [RandomPlayer(seed, exclude=(Accuse,))] * 4, seed, state=st, until=update, errors="raise")
+    print("| rounds | updates | how (count) | median ms | p95 ms | max ms |")
+    print("|---|---|---|---|---|---|")
+    groups = [(1, 2), (3, 4), (5, 6), (7, 8), (9, 10)]
+    for lo, hi in [g for g in groups if g[0] <= last_round] + [(1, last_round)]:
+        sel = [r for r in rows if lo <= r[1] <= hi]
+        if not sel:
+            continue
+        t = sorted(1e3 * (r[3] + r[4]) for r in sel)
+        hows = ", ".join(f"{h} {sum(r[2] == h for r in sel)}" for h in dict.fromkeys(r[2] for r in sel))
+        label = f"{lo}-{hi}" if (lo, hi) != (1, last_round) else f"all (1-{last_round})"
+        print(f"| {label} | {len(sel)} | {hows} | {statistics.median(t):.0f} | {t[int(0.95 * (len(t) - 1))]:.0f} | "
+              f"{t[-1]:.0f} |", flush=True)
+    return rows
+
+
 def bench_decisions(seeds: int) -> None:
     game = AlibiGame(num_players=4)
     times = []
@@ -201,7 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=7)
     ap.add_argument("--quick", action="store_true", help="fewer positions and games")
     ap.add_argument("--skip-wins", action="store_true")
-    ap.add_argument("--only", default="update,grid,decisions,sampler,wins", help="which parts to run")
+    ap.add_argument("--only", default="update,grid,decisions,sampler,wins",
+                    help="which parts to run (also: updates, every update of a seat's view through round 10)")
+    ap.add_argument("--update-games", type=int, default=4, help="games of the 'updates' part")
     ex.add_run_options(ap)
     args = ap.parse_args(argv)
     return ex.guarded(lambda: _main(args), "benchmarks.alibi")
@@ -212,6 +284,8 @@ def _main(args: argparse.Namespace) -> int:
     parts = set(args.only.split(","))
     if "update" in parts:
         bench_update(n)
+    if "updates" in parts:
+        bench_updates(args.update_games)
     if "grid" in parts:
         bench_grid(2 if args.quick else 3)
     if "decisions" in parts:

@@ -129,3 +129,30 @@ def test_alibi_win_line_counts_copies_as_one_and_pairs_by_deal():
     assert f"deductive {wins / 16:.2f} [{lo:.2f}, {hi:.2f}] (16 seats)" in line
     (want,) = stats.paired_by_deal(family, column="win")
     assert f"deductive minus notebook per deal {want['mean']:+.2f}" in line and "over 2 deals" in line
+
+
+def test_alibi_updates_time_every_update_as_the_assistant_computes_it(capsys):
+    """``--only updates`` through round 1: every view of one seat before the first pass is
+    counted exactly (one epoch), one row per update, and the table prints them."""
+    rows = alibi.bench_updates(1, last_round=1)
+    assert len(rows) >= 8 and {r[1] for r in rows} == {1}
+    assert {r[2] for r in rows} == {"exact"}
+    assert all(r[3] >= 0 and r[4] > 0 for r in rows)
+    out = capsys.readouterr().out
+    assert f"| all (1-1) | {len(rows)} | exact {len(rows)} |" in out
+
+
+def test_alibi_assistant_update_spreads_over_the_possible_places_after_the_first_pass():
+    import numpy as np
+
+    import solvers
+    from deduce.apps.assist.session import adapter_for
+    from deduce.games.alibi.rules import AlibiGame
+
+    game = AlibiGame(num_players=4)
+    adapter = adapter_for("alibi")
+    obs = alibi.state_at_round(game, 0, 4).observation(0)
+    grid, how, _, _ = alibi.assistant_update(game, obs, solvers.get("auto", order=adapter.backends), adapter)
+    possible = np.asarray(solvers.get("epoch").possible(game.knowledge(obs)))
+    assert how == "spread"
+    assert np.allclose(grid, possible / possible.sum(axis=1, keepdims=True))

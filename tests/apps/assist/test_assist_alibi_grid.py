@@ -93,3 +93,42 @@ def test_the_session_hook_skips_full_deck_views_past_the_epochs_it_converges_in(
     with metered(10**9) as meter:  # frontier refuses before any work, the sampler is not tried
         assert AlibiAdapter().grid(kb, lambda: np.ones((kb.num_cards, kb.num_locations))) is None
     assert meter.used == 0
+
+
+def first_view_past_the_default_work(seed: int = 1, seat: int = 1):
+    """The first two-epoch view of seeded game ``seed`` (4 players, seat ``seat``) that
+    ``frontier``'s default work cap (1M transitions) refuses: late in round 2."""
+    from deduce.errors import TooLarge
+    from deduce.games.alibi.rules import Accuse
+    from deduce.play import RandomPlayer, play_game
+
+    game = AlibiGame(num_players=4)
+    found = []
+
+    def view(state):
+        if state.round > 2:
+            return True
+        kb = game.knowledge(state.observation(seat))
+        if kb.epochs == 2:
+            try:
+                FrontierSolver().tallies(kb)
+            except TooLarge:
+                found.append(kb)
+                return True
+        return False
+
+    play_game(game, [RandomPlayer(seed, exclude=(Accuse,))] * 4, seed, state=game.new_initial_state(seed),
+              until=view, errors="raise")
+    assert found, "the default cap counts every round-2 view of this game"
+    return found[0]
+
+
+def test_the_grid_counts_round_two_views_past_frontiers_default_work():
+    """``grid_exact_work``: views after the first pass that ``frontier`` refuses at its default
+    1M transitions are counted exactly (the sampler spent 3 s there and gave up)."""
+    kb = first_view_past_the_default_work()
+    with metered(10**9):
+        grid = AlibiAdapter().grid(kb, lambda: np.ones((kb.num_cards, kb.num_locations)))
+    exact = FrontierSolver(max_work=None).tallies(kb)
+    assert grid is not None and grid.exact and grid.total == exact.total
+    assert grid.cells == tuple(tuple(r) for r in exact.cells)
