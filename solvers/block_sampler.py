@@ -64,42 +64,50 @@ class _Flat:
         C, L, J = kb.num_cards, kb.num_locations, len(prob.sums)
         self.op = np.array([_OPS[s.op] for s in prob.sums], dtype=np.int64)
         self.n = np.array([s.n for s in prob.sums], dtype=np.int64)
-        feats, mult, ends, opt_hist, hist_opt = [], [], [], [], []
-        opt_ptr, opt_hist_ptr, hist_opt_ptr = [0], [0], [0]
+        feats, mult, ends, opt_hist, hist_opt, opt_hist_ptr = [], [], [], [], [], [np.zeros(1, dtype=np.int64)]
+        opt_ptr, hist_opt_ptr = [0], [0]
+        cols_of: list[list[int]] = [[] for _ in range(C)]  # the sums each card is in
+        for j, fj in enumerate(prob.feature):
+            for c in fj:
+                cols_of[c].append(j)
         for c in range(C):
             hs = prob.hist[c]
-            f = np.zeros((len(hs), J), dtype=np.int64)
-            for j, fj in enumerate(prob.feature):
-                if c in fj:
-                    f[:, j] = fj[c]
-            rows, inverse = np.unique(f, axis=0, return_inverse=True)
+            cols = cols_of[c]
+            f = np.zeros((len(hs), len(cols)), dtype=np.int64)
+            for i, j in enumerate(cols):
+                f[:, i] = prob.feature[j][c]
+            # the distinct rows over the card's own sums sort as the whole rows do (the other
+            # columns are 0 for every history of the card)
+            sub, inverse = np.unique(f, axis=0, return_inverse=True)
             inverse = inverse.ravel()
+            k = len(sub)
+            rows = np.zeros((k, J), dtype=np.int64)
+            rows[:, cols] = sub
+            counts = np.bincount(inverse, minlength=k)
+            e = np.zeros((k, L), dtype=np.int64)
+            np.add.at(e, (inverse, np.array([h[-1] for h in hs], dtype=np.int64)), 1)
             first = opt_ptr[-1]
-            for o in range(len(rows)):
-                members = np.flatnonzero(inverse == o)
-                feats.append(rows[o])
-                mult.append(len(members))
-                e = np.zeros(L, dtype=np.int64)
-                np.add.at(e, [hs[h][-1] for h in members], 1)
-                ends.append(e)
-                opt_hist.extend(int(h) for h in members)
-                opt_hist_ptr.append(len(opt_hist))
-            hist_opt.extend(int(first + o) for o in inverse)
+            feats.append(rows)
+            mult.append(counts)
+            ends.append(e)
+            opt_hist.append(np.argsort(inverse, kind="stable"))  # each option's histories, in order
+            opt_hist_ptr.append(len(hist_opt) + np.cumsum(counts))
+            hist_opt.extend((first + inverse).tolist())
             hist_opt_ptr.append(len(hist_opt))
-            opt_ptr.append(first + len(rows))
-        self.feat = np.array(feats, dtype=np.int64).reshape(len(feats), J)
-        self.mult = np.array(mult, dtype=np.float64)
-        self.ends = np.array(ends, dtype=np.int64).reshape(len(ends), L)
+            opt_ptr.append(first + k)
+        self.feat = np.concatenate(feats).reshape(opt_ptr[-1], J) if feats else np.zeros((0, J), dtype=np.int64)
+        self.mult = np.concatenate(mult).astype(np.float64) if mult else np.zeros(0)
+        self.ends = np.concatenate(ends).reshape(opt_ptr[-1], L) if ends else np.zeros((0, L), dtype=np.int64)
         self.opt_ptr = np.array(opt_ptr, dtype=np.int64)
-        self.opt_hist_ptr = np.array(opt_hist_ptr, dtype=np.int64)
-        self.opt_hist = np.array(opt_hist, dtype=np.int64)
+        self.opt_hist_ptr = np.concatenate(opt_hist_ptr).astype(np.int64)
+        self.opt_hist = np.concatenate(opt_hist).astype(np.int64) if opt_hist else np.zeros(0, dtype=np.int64)
         self.hist_opt_ptr = np.array(hist_opt_ptr, dtype=np.int64)
         self.hist_opt = np.array(hist_opt, dtype=np.int64)
         # each distinct history as one integer (shared by every card), per card sorted, for the swaps
         ids: dict[tuple[int, ...], int] = {}
         code, code_sorted, code_index = [], [], []
         for c in range(C):
-            cs = [ids.setdefault(tuple(int(z) for z in h), len(ids)) for h in prob.hist[c]]
+            cs = [ids.setdefault(h, len(ids)) for h in prob.hist[c]]  # histories are tuples of ints
             order = np.argsort(cs, kind="stable")
             code.extend(cs)
             code_sorted.extend(cs[i] for i in order)

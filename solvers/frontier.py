@@ -34,6 +34,7 @@ later rounds are left to the sampler). Answers agree with ``brute``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,29 +63,31 @@ class _Sum:
 def _histories(possible: np.ndarray, card: int, steps: list[set[tuple[int, int]] | None], limit: int) -> list[History]:
     """Every location sequence of ``card`` allowed by ``possible[epoch, card]`` whose changes
     are all along the pairs ``steps[epoch]`` allows (None: no transfer names that step, the
-    card stays)."""
-    E = possible.shape[0]
-    out: list[History] = []
-    domains = [set(int(z) for z in np.flatnonzero(possible[e, card])) for e in range(E)]
+    card stays), in lexicographic order.
 
-    def rec(prefix: list[int]) -> None:
-        e = len(prefix)
-        if e == E:
-            out.append(tuple(prefix))
-            if len(out) > limit:
-                raise TooLarge(f"frontier: card {card} has more than {limit} possible histories")
-            return
-        for z in sorted(domains[e]):
-            if e > 0 and z != prefix[-1]:
-                allowed = steps[e - 1]
-                if allowed is None or (prefix[-1], z) not in allowed:
-                    continue
-            prefix.append(z)
-            rec(prefix)
-            prefix.pop()
-
-    rec([])
-    return out
+    Built epoch by epoch over whole arrays (a recursion in Python cost most of the time of
+    reading a late 7-player Alibi view): the locations that still reach the last epoch are
+    found backwards first, so no prefix is a dead end and no layer is larger than the answer;
+    more than ``limit`` sequences is refused."""
+    E, L = possible.shape[0], possible.shape[2]
+    move = np.zeros((max(E - 1, 0), L, L), dtype=bool)  # move[e, a, b]: a at e, b at e + 1 allowed
+    for e in range(E - 1):
+        move[e] |= np.eye(L, dtype=bool)
+        for a, b in steps[e] or ():
+            move[e, a, b] = True
+    reach = np.zeros((E, L), dtype=bool)  # locations at e from which some allowed sequence ends
+    reach[E - 1] = possible[E - 1, card]
+    for e in range(E - 2, -1, -1):
+        reach[e] = possible[e, card] & (move[e] & reach[e + 1][None, :]).any(axis=1)
+    seqs = np.flatnonzero(reach[0]).astype(np.int64)[:, None]
+    for e in range(E - 1):
+        if len(seqs) > limit:
+            break
+        rows, nxt = np.nonzero(move[e][seqs[:, -1]] & reach[e + 1][None, :])  # row-major: lexicographic
+        seqs = np.concatenate([seqs[rows], nxt[:, None].astype(np.int64)], axis=1)
+    if len(seqs) > limit:
+        raise TooLarge(f"frontier: card {card} has more than {limit} possible histories")
+    return [tuple(h) for h in seqs.tolist()]
 
 
 class _Problem:
@@ -117,25 +120,30 @@ class _Problem:
                 self.contradiction = f"card {kb.deck[card].name} has no possible history"
                 return
         arrays = [np.array(h, dtype=np.int64).reshape(len(h), E) for h in self.hist]
-        everyone = frozenset(range(C))
+        # every card's histories in one array: each constraint's feature is computed once over
+        # all of them, and each card's share (a view) and its range come from its segment
+        every = np.concatenate(arrays)
+        ptr = np.cumsum([0] + [len(a) for a in arrays])
+        everyone = list(range(C))
+
+        def post(s: _Sum, full: np.ndarray, cards: Sequence[int]) -> None:
+            lo, hi = np.minimum.reduceat(full, ptr[:-1]), np.maximum.reduceat(full, ptr[:-1])
+            self._add(s, {card: full[ptr[card]:ptr[card + 1]] for card in cards}, lo, hi)
+
         for c in kb.constraints:
             if isinstance(c, (At, NotAt)):
                 continue  # propagation's domains hold them exactly
             if isinstance(c, Transfer):
                 for s, d, k in c.moves:
-                    feats = {card: ((a[:, c.epoch] == s) & (a[:, c.epoch + 1] == d)).astype(np.int64)
-                             for card, a in enumerate(arrays)}
-                    self._add(_Sum(everyone, Op.EQ, k, f"{k} moved {s}->{d} at {c.epoch}"), feats)
+                    full = ((every[:, c.epoch] == s) & (every[:, c.epoch + 1] == d)).astype(np.int64)
+                    post(_Sum(frozenset(everyone), Op.EQ, k, f"{k} moved {s}->{d} at {c.epoch}"), full, everyone)
             elif isinstance(c, Count):
-                feats = {card: (arrays[card][:, c.epoch] == c.loc).astype(np.int64) for card in c.cards}
-                self._add(_Sum(frozenset(c.cards), c.op, c.n, repr(c)), feats)
+                post(_Sum(frozenset(c.cards), c.op, c.n, repr(c)), (every[:, c.epoch] == c.loc).astype(np.int64), c.cards)
             elif isinstance(c, AtLeastOne):
-                feats = {card: (arrays[card][:, c.epoch] == c.loc).astype(np.int64) for card in c.cards}
-                self._add(_Sum(frozenset(c.cards), Op.GE, 1, repr(c)), feats)
+                post(_Sum(frozenset(c.cards), Op.GE, 1, repr(c)), (every[:, c.epoch] == c.loc).astype(np.int64), c.cards)
             elif isinstance(c, CountEver):
-                locs, eps = list(c.locs), list(c.epochs)
-                feats = {card: np.isin(arrays[card][:, eps], locs).any(axis=1).astype(np.int64) for card in c.cards}
-                self._add(_Sum(frozenset(c.cards), c.op, c.n, repr(c)), feats)
+                full = np.isin(every[:, list(c.epochs)], list(c.locs)).any(axis=1).astype(np.int64)
+                post(_Sum(frozenset(c.cards), c.op, c.n, repr(c)), full, c.cards)
             elif isinstance(c, NotAll):
                 feats: dict[int, np.ndarray] = {}
                 for card, z in c.pairs:
@@ -145,23 +153,30 @@ class _Problem:
             else:  # pragma: no cover - check_supported prevents this
                 raise NotSupported(f"frontier: cannot count {c!r}")
 
-    def _add(self, s: _Sum, feats: dict[int, np.ndarray]) -> None:
+    def _add(self, s: _Sum, feats: dict[int, np.ndarray], low: np.ndarray | None = None,
+             high: np.ndarray | None = None) -> None:
         """Keep the cards whose feature varies over their histories; the others' fixed share
-        comes off the target (and a sum no card varies in is checked here)."""
+        comes off the target (and a sum no card varies in is checked here). ``low``/``high``:
+        each card's least and greatest feature, where the caller has them."""
+        if low is None or high is None:
+            low = {card: int(f.min()) for card, f in feats.items()}
+            high = {card: int(f.max()) for card, f in feats.items()}
         fixed = 0
         varying: dict[int, np.ndarray] = {}
+        lo = hi = 0
         for card, f in feats.items():
-            if f.min() == f.max():
-                fixed += int(f[0])
+            a, b = int(low[card]), int(high[card])
+            if a == b:
+                fixed += a
             else:
                 varying[card] = f
+                lo += a
+                hi += b
         n = s.n - fixed
         if not varying:
             if not s.op.compare(0, n):
                 self.contradiction = f"{s.label} cannot hold"
             return
-        lo = sum(int(f.min()) for f in varying.values())
-        hi = sum(int(f.max()) for f in varying.values())
         if (s.op is Op.EQ and not lo <= n <= hi) or (s.op is Op.LE and lo > n) or (s.op is Op.GE and hi < n):
             self.contradiction = f"{s.label} cannot hold"
             return

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solvers
+from deduce.errors import TooLarge
 from deduce.games.alibi.rules import Accuse, AlibiGame
 from deduce.play import RandomPlayer, play_game
 from solvers.frontier import FrontierSolver
@@ -158,3 +159,30 @@ def test_sums_repeated_across_a_meld_window_are_kept_once():
     keys = {(s.op, s.n, tuple(sorted((c, f.tobytes()) for c, f in feats.items())))
             for s, feats in zip(prob.sums, prob.feature, strict=True)}
     assert len(keys) == len(prob.sums)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_histories_are_every_allowed_sequence_in_order(data):
+    """``_histories`` (built epoch by epoch over arrays) lists exactly the location sequences
+    a plain product over the epochs' domains allows, in lexicographic order, dead ends (a
+    domain no allowed step reaches) included, and refuses past ``limit`` exactly."""
+    import itertools
+
+    from solvers.frontier import _histories
+
+    E = data.draw(st.integers(1, 5))
+    L = data.draw(st.integers(1, 4))
+    possible = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=L, max_size=L), min_size=E, max_size=E)))
+    pairs = [(a, b) for a in range(L) for b in range(L) if a != b]
+    steps = [data.draw(st.one_of(st.none(), st.sets(st.sampled_from(pairs)) if pairs else st.just(set())))
+             for _ in range(E - 1)]
+    domains = [[z for z in range(L) if possible[e, z]] for e in range(E)]
+    want = [h for h in itertools.product(*domains)
+            if all(h[e] == h[e + 1] or (steps[e] is not None and (h[e], h[e + 1]) in steps[e]) for e in range(E - 1))]
+    limit = data.draw(st.sampled_from([max(1, len(want) - 1), max(1, len(want)), len(want) + 1]))  # the edge
+    if len(want) > limit:
+        with pytest.raises(TooLarge, match="more than"):
+            _histories(possible[:, None, :], 0, steps, limit)
+    else:
+        assert _histories(possible[:, None, :], 0, steps, limit) == want
