@@ -73,32 +73,22 @@ def bench_update(seeds: int) -> None:
 
 
 def assistant_update(game: AlibiGame, obs: Any, solver: Any, adapter: Any) -> tuple[np.ndarray, str, float, float]:
-    """One update as ``deduce assist alibi`` computes it: the knowledge base, then the grid
-    (``auto``'s count, refused past the first pass; ``frontier``'s exact grid where it takes the
-    view; ``epoch-gibbs`` on views of at most 2 epochs; else each card spread evenly over its
-    exactly possible places). Returns (grid, how, knowledge s, grid s)."""
-    from deduce.errors import NotSupported
+    """One update as ``deduce assist alibi`` computes it, by the session itself: the log read
+    into a :class:`~deduce.apps.assist.session.GameAssistant` (events parsed, the knowledge base
+    built and checked consistent), then its grid (``frontier``'s exact count where it takes the
+    view, ``epoch-gibbs`` on views of at most 2 epochs, else each card spread evenly over its
+    exactly possible places). ``solver`` is kept across updates, as one session keeps it.
+    Returns (grid, how, read s, grid s)."""
+    from deduce.apps.assist.session import GameAssistant
+    from deduce.logs import export_log
 
+    log = export_log(game, obs)
     t0 = time.perf_counter()
-    kb = game.knowledge(obs)
+    session = GameAssistant(adapter, solver, log=log)
     t1 = time.perf_counter()
-    try:
-        grid, how = np.asarray(solver.tallies(kb).marginals(), dtype=float), "counted"
-    except (NotSupported, NotImplementedError):
-        cache: list[np.ndarray] = []
-
-        def places() -> np.ndarray:
-            if not cache:
-                cache.append(np.asarray(solver.possible(kb), dtype=float))
-            return cache[0]
-
-        own = adapter.grid(kb, places)
-        if own is not None:
-            grid, how = np.asarray(own.p, dtype=float), ("exact" if own.exact else "sampled")
-        else:
-            p = places()
-            grid, how = p / p.sum(axis=1, keepdims=True), "spread"
-    return grid, how, t1 - t0, time.perf_counter() - t1
+    m = session.marginals()
+    how = "exact" if m.exact else ("sampled" if (m.label or "").startswith("sampled") else "spread")
+    return np.asarray(m.p, dtype=float), how, t1 - t0, time.perf_counter() - t1
 
 
 def bench_updates(seeds: int, last_round: int = 10) -> list[tuple[int, int, str, float, float]]:
