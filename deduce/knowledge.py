@@ -133,29 +133,44 @@ class KnowledgeBase:
         constraints: Iterable[Constraint],
         source: str | None = None,
         check: Checker | bool | None = None,
+        *,
+        sources: Sequence[str | None] | None = None,
     ) -> None:
         """Add several constraints at once: all are added, or none (on a contradiction).
 
         ``check``: a solver proves the result satisfiable; ``None`` uses ``self.checker`` (cheap
         propagation alone when there is none); ``False`` trusts the constraints and checks
         nothing beyond their shape (engine-made observations of a real game).
+        ``sources``: one source per constraint instead of ``source`` for all (a game that
+        builds its knowledge base in one batch and knows which event brought in each).
         """
         new = list(constraints)
+        if sources is None:
+            given = [source] * len(new)
+        elif len(sources) != len(new) or source is not None:
+            raise InvalidConfig("sources", f"{len(sources)} sources",
+                                f"one per constraint ({len(new)}), and no 'source' beside them")
+        else:
+            given = list(sources)
         for c in new:
             self.validate(c)
         # A fact already known (a repeated event, a duplicated log line) adds nothing and
         # needs no check: the first source of it stays the one explanations cite.
-        new = [c for c in dict.fromkeys(new) if c not in self._known]
-        if not new:
+        first: dict[Constraint, str | None] = {}
+        for c, s in zip(new, given, strict=True):
+            if c not in self._known:
+                first.setdefault(c, s)
+        if not first:
             return
+        new, added = list(first), list(first.values())
         if check is False:
             self._constraints.extend(new)
-            self._sources.extend([source] * len(new))
+            self._sources.extend(added)
             self._known.update(new)
             return
         trial = self.copy()
         trial._constraints.extend(new)
-        trial._sources.extend([source] * len(new))
+        trial._sources.extend(added)
         culprit = new[-1] if new else None
         reason = propagate(trial).contradiction
         if reason is None:

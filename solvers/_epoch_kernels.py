@@ -21,12 +21,15 @@ import numpy as np
 
 try:  # numba is the optional "fast" extra; without it the same code runs as plain Python
     from numba import njit
+
+    COMPILED = True
 except ImportError:  # pragma: no cover - exercised only without the extra
+    COMPILED = False
 
     def njit(**_: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return lambda f: f
 
-__all__ = ["run_chain"]
+__all__ = ["COMPILED", "mark_cells", "run_chain"]
 
 
 @njit(cache=True)
@@ -210,3 +213,12 @@ def run_chain(w, possible, mobile, member, card_ptr, card_cons, ctype, op, n, ce
             out[row, :] = w[E - 1, :]
             row += 1
     return accepted
+
+
+@njit(cache=True)
+def mark_cells(rows, out):
+    """``out[c, rows[s, c]] = True`` for every row ``s`` and card ``c``: the cells a chain's
+    recorded worlds show (numpy's broadcast fancy assignment of 20,000 rows cost 14 ms)."""
+    for s in range(rows.shape[0]):
+        for c in range(rows.shape[1]):
+            out[c, rows[s, c]] = True

@@ -594,6 +594,19 @@ class AlibiGame(Game[AlibiConfig]):
         return self.knowledge_from_events(observation.player, observation.events, check)
 
     def knowledge_from_events(self, player: int | None, events: Sequence[Event], check: Any = False) -> KnowledgeBase:
+        """The knowledge base of ``player``'s view (``None``: a spectator) of ``events``, each
+        constraint's source the first event whose prefix of ``events`` brings it in ("rules"
+        for those before any event), as :func:`deduce.logs.view_knowledge` would work out by
+        rebuilding every prefix (a test holds the two equal): worked out here in the one pass,
+        where rebuilding the prefixes cost a 4-player round-10 view about 0.3 s.
+
+        A constraint's entry is the length of that prefix. What a prefix's knowledge shows
+        before the whole log does: its last epoch's hand sizes (final once that epoch is
+        entered: by its pass, or by its meld window's melds, each player's size after that
+        player's last meld in it, the meld pile's after the window's last meld); a window's
+        transfer only when all its melds are in; the box's last-epoch cards only once the
+        view has all its epochs.
+        """
         cfg = self.config
         n = cfg.num_players
         epochs = self.epochs_of(events)
@@ -603,57 +616,84 @@ class AlibiGame(Game[AlibiConfig]):
         sizes = list(cfg.hand_sizes())
         melded = 0
         cons: list[Constraint] = []
-        cons += [Count(cat, box, 1, epoch=0) for cat in self.categories]
+        entry: list[int] = []  # per constraint in cons: the length of the first prefix holding it
+
+        def add(new: Sequence[Constraint], at: int | Sequence[int]) -> None:
+            cons.extend(new)
+            entry.extend([at] * len(new) if isinstance(at, int) else at)
+
+        full = 0  # the first prefix that spans every epoch
         if epochs > 1:
-            cons += [Count(cat, box, 1, epoch=epochs - 1) for cat in self.categories]
+            grown = 1
+            for j, ev in enumerate(events):
+                grown = max(grown, self.epochs_of([ev]))
+                if grown == epochs:
+                    full = j + 1
+                    break
+        add([Count(cat, box, 1, epoch=0) for cat in self.categories], 0)
+        if epochs > 1:
+            add([Count(cat, box, 1, epoch=epochs - 1) for cat in self.categories], full)
         hand: set[int] = set()
-        # meld windows: epoch -> {player: cards}
+        # meld windows: epoch -> {player: cards}; first and last meld, each player's last meld
         windows: dict[int, dict[int, list[int]]] = {}
-        for ev in events:
+        first_meld: dict[int, int] = {}
+        last_meld: dict[int, int] = {}
+        player_last: dict[int, dict[int, int]] = {}
+        for j, ev in enumerate(events):
             if isinstance(ev, Melded):
                 windows.setdefault(ev.epoch, {}).setdefault(ev.player, []).extend(ev.cards)
+                first_meld.setdefault(ev.epoch, j)
+                last_meld[ev.epoch] = j
+                player_last.setdefault(ev.epoch, {})[ev.player] = j
         epoch = 0
+        entered: dict[int, int] = {0: 0}  # epoch -> the prefix that entered it by a pass
 
-        def sizes_at(e: int) -> list[Constraint]:
+        def sizes_at(e: int) -> tuple[list[Constraint], list[int]]:
             out: list[Constraint] = [Count(everything, p, sizes[p], epoch=e) for p in range(n)]
             out.append(Count(everything, mel, melded, epoch=e))
             out.append(Count(everything, box, 4, epoch=e))
-            return out
+            if e in entered:
+                return out, [entered[e]] * len(out)
+            m1 = first_meld[e] + 1
+            at = [max(m1, player_last[e].get(p, -1) + 1) for p in range(n)]
+            return out, at + [last_meld[e] + 1, m1]
 
         def own_hand(e: int) -> list[Constraint]:
             return [At(c, player, epoch=e) for c in sorted(hand)] if player is not None else []
 
         done_windows: set[int] = set()
-        for ev in events:
+        for j, ev in enumerate(events):
             if isinstance(ev, Dealt):
                 if ev.player == player:
                     hand = set(ev.cards)
-                    cons += own_hand(0)
+                    add(own_hand(0), j + 1)
             elif isinstance(ev, Melded):
                 e = ev.epoch
                 if e not in done_windows:
                     done_windows.add(e)
-                    cons += sizes_at(epoch)
+                    add(*sizes_at(epoch))
                     window = windows[e]
-                    cons.append(Transfer(e - 1, [(p, mel, len(cs)) for p, cs in sorted(window.items())]))
+                    add([Transfer(e - 1, [(p, mel, len(cs)) for p, cs in sorted(window.items())])], last_meld[e] + 1)
+                    melded_at = {c: m + 1 for m in range(j, last_meld[e] + 1)
+                                 if isinstance(events[m], Melded) and events[m].epoch == e for c in events[m].cards}
                     for p, cs in window.items():
-                        cons += [At(c, p, epoch=e - 1) for c in cs]
-                        cons += [At(c, mel, epoch=e) for c in cs]
+                        add([At(c, p, epoch=e - 1) for c in cs] + [At(c, mel, epoch=e) for c in cs],
+                            [melded_at[c] for c in cs] * 2)
                         sizes[p] -= len(cs)
                         melded += len(cs)
                         if p == player:
                             hand -= set(cs)
                     epoch = e
-                    cons += own_hand(epoch)
+                    add(own_hand(epoch), j + 1)
             elif isinstance(ev, Passed):
-                cons += sizes_at(epoch)
+                add(*sizes_at(epoch))
                 e = ev.epoch
-                cons.append(Transfer(e, [(p, (p + 1) % n, k) for p, k in enumerate(ev.counts) if k > 0]))
+                add([Transfer(e, [(p, (p + 1) % n, k) for p, k in enumerate(ev.counts) if k > 0])], j + 1)
                 for p, cs in enumerate(ev.cards):
                     if cs is None:
                         continue
                     q = (p + 1) % n
-                    cons += [At(c, p, epoch=e) for c in cs] + [At(c, q, epoch=e + 1) for c in cs]
+                    add([At(c, p, epoch=e) for c in cs] + [At(c, q, epoch=e + 1) for c in cs], j + 1)
                     if p == player:
                         hand -= set(cs)
                     if q == player:
@@ -662,13 +702,18 @@ class AlibiGame(Game[AlibiConfig]):
                     sizes[p] -= k
                     sizes[(p + 1) % n] += k
                 epoch = e + 1
-                cons += own_hand(epoch)
+                entered[epoch] = j + 1
+                add(own_hand(epoch), j + 1)
             elif isinstance(ev, Asked):
-                cons.append(self.answer_constraint(ev.target, ev.family, ev.cards, ev.answer, ev.epoch))
+                add([self.answer_constraint(ev.target, ev.family, ev.cards, ev.answer, ev.epoch)], j + 1)
             elif isinstance(ev, Revealed):
-                cons += [At(c, box, epoch=e) for c in ev.box for e in (0, epochs - 1)]
-        cons += sizes_at(epoch)
-        kb.extend(cons, source="events", check=check)
+                add([At(c, box, epoch=e) for c in ev.box for e in (0, epochs - 1)],
+                    [j + 1, max(j + 1, full)] * len(ev.box))
+        add(*sizes_at(epoch))
+        earliest: dict[Constraint, int] = {}
+        for c, at in zip(cons, entry, strict=True):
+            earliest[c] = min(at, earliest.get(c, at))
+        kb.extend(cons, sources=[_source(earliest[c]) for c in cons], check=check)
         return kb
 
     def answer_constraint(self, target: int, family: Family, cards: Sequence[int], answer: int, epoch: int) -> Constraint:
@@ -711,6 +756,11 @@ class AlibiGame(Game[AlibiConfig]):
             return set_right
         needs_parent = cat == 0 or self.config.sub_blank_needs_parent
         return (set_right or not needs_parent) and self.card_sub[card] == value
+
+
+def _source(entry: int) -> str:
+    """A constraint's source from its entry (the length of the first prefix holding it)."""
+    return "rules" if entry == 0 else f"event {entry - 1}"
 
 
 class AlibiState(State):

@@ -123,3 +123,44 @@ def test_a_meld_may_come_after_a_question():
     assert export_log(game, obs) == late
     with pytest.raises(LogError, match="event 3 .*melds happen at the start of a round, before its first question"):
         read_log({**late, "meld_timing": "round_start"})
+
+
+def _generic_sources(game, obs):
+    """Every constraint's source worked out the slow way: by rebuilding every prefix of the log."""
+    from deduce.logs import _attributed
+
+    kb = _attributed(game, obs, game.knowledge(obs))
+    return list(zip(kb.constraints, kb.sources, strict=True))
+
+
+@pytest.mark.parametrize("players,seed", [(3, 1), (4, 2), (4, 8), (5, 3), (6, 4)])
+def test_each_constraints_source_is_the_first_event_whose_prefix_brings_it_in(players, seed):
+    """The knowledge base names its sources in one pass; rebuilding every prefix (the generic
+    way) gives the same source for every constraint, in the same order, at every step, with
+    melds, passes, and the reveal among the events (three of the seeds have two melds in
+    one window)."""
+    from deduce.games.alibi.rules import Melded, Passed, Revealed
+
+    seen: set[str] = set()
+    for steps in (3, 30, 90, 160, 400, 3000):
+        game, state = played(seed, steps, players)
+        for seat in (0, players - 1, None):
+            obs = state.observation(seat)
+            ours = list(zip(*(lambda kb: (kb.constraints, kb.sources))(view_knowledge(game, obs)), strict=True))
+            assert ours == _generic_sources(game, obs), (steps, seat)
+        kinds = [type(e) for e in state.observation(None).events]
+        seen |= {k.__name__ for k in (Melded, Passed, Revealed) if k in kinds}
+        windows = [e.epoch for e in state.observation(None).events if isinstance(e, Melded)]
+        if len(windows) != len(set(windows)):
+            seen.add("two melds in one window")
+    assert {"Passed", "Melded", "Revealed"} <= seen, seen
+    assert ("two melds in one window" in seen) == ((players, seed) in {(3, 1), (4, 2), (5, 3)}), seen
+
+
+def test_a_late_meld_and_the_reveal_keep_the_prefix_sources():
+    late = with_events({"type": "meld", "player": "bob", "set": "Rage"},
+                       {"type": "ask", "asker": "cy", "target": "dee", "family": "seen", "cards": RAGE, "answer": 3})
+    game, obs = read_log(late)
+    kb = view_knowledge(game, obs)
+    assert list(zip(kb.constraints, kb.sources, strict=True)) == _generic_sources(game, obs)
+    assert "event 3" in kb.sources
