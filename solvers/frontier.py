@@ -20,7 +20,7 @@ still change; a sum that can no longer reach its target is dropped at once.
   card that leaves the fewest constraints open next).
 * **Cells.** A backward pass over the stored layers gives, for every card and location, the
   exact number of worlds with the card there (forward count times backward count summed over
-  the card's histories ending there), all in exact integers. The same tables draw exactly
+  the card's histories ending there), all in exact integers (kept modulo a few primes below 2**31 in int64 arrays, as many as the float count of the worlds says the total needs, and read back by the Chinese remainder theorem). The same tables draw exactly
   uniform worlds (:meth:`FrontierSolver.sample`).
 
 The state space is the number of distinct partial sums, which grows with the number of
@@ -34,6 +34,7 @@ later rounds are left to the sampler). Answers agree with ``brute``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -229,27 +230,73 @@ def _order(prob: _Problem) -> list[int]:
 
 
 _CHUNK = 4_000_000  # candidate (state, option, sum) entries built at once
+_FIRST_PRIMES = 4  # moduli the first pass keeps counts in (up to 124 bits; more are added if needed)
 
 
 def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of an int16 matrix and, per row, the index of its distinct row."""
+    """The distinct rows of an integer matrix and, per row, the index of its distinct row.
+
+    Rows are packed into one int64 key each (mixed radix over the columns' ranges) where the
+    ranges allow, which sorts several times faster than comparing rows as bytes."""
     if rows.shape[1] == 0:
         return rows[:1], np.zeros(len(rows), dtype=np.int64)
+    if len(rows):
+        low = rows.min(axis=0).astype(np.int64)
+        span = rows.max(axis=0).astype(np.int64) - low + 1
+        if float(np.prod(span.astype(float))) < 2.0**62:
+            stride = np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
+            key = (rows.astype(np.int64) - low) @ stride
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            return rows[first], inverse.ravel()
     rows = np.ascontiguousarray(rows)
     view = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
     _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
     return rows[first], inverse.ravel()
 
 
-def _group_sum(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
-    """``out[g] = sum of values[k] with groups[k] == g`` in exact integers (object arrays)."""
-    out = np.zeros(n, dtype=object)
-    if len(values):
+def _primes(k: int) -> np.ndarray:
+    """The ``k`` largest primes below 2**31 (as a column), the moduli counts are kept in."""
+    while len(_PRIMES) < k:
+        q = (_PRIMES[-1] if _PRIMES else 2**31) - 1
+        while any(q % d == 0 for d in range(2, int(q**0.5) + 1)):
+            q -= 1
+        _PRIMES.append(q)
+    return np.array(_PRIMES[:k], dtype=np.int64)[:, None]
+
+
+_PRIMES: list[int] = []
+
+
+def _group_mod(values: np.ndarray, groups: np.ndarray, n: int, primes: np.ndarray) -> np.ndarray:
+    """``out[:, g] = sum of values[:, k] with groups[k] == g``, modulo each row's prime
+    (``values`` already reduced, so below 2**31). Summed as floats where every partial sum
+    stays below 2**53 (fewer than 2**22 terms), so exactly; else sorted and summed in int64."""
+    out = np.zeros((len(primes), n), dtype=np.int64)
+    if not len(groups):
+        return out
+    if len(groups) < 2**22:
+        for j in range(len(primes)):
+            out[j] = np.bincount(groups, weights=values[j], minlength=n).astype(np.int64)
+    else:
         order = np.argsort(groups, kind="stable")
         g = groups[order]
         starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-        out[g[starts]] = np.add.reduceat(values[order], starts)
-    return out
+        out[:, g[starts]] = np.add.reduceat(values[:, order], starts, axis=1)
+    return out % primes
+
+
+def _crt(residues: np.ndarray, primes: np.ndarray) -> np.ndarray:
+    """The integers (an object array) below the product of ``primes`` with these residues
+    (``residues[j]`` modulo ``primes[j]``): the Chinese remainder theorem."""
+    ps = [int(q) for q in primes[:, 0]]
+    modulus = 1
+    for q in ps:
+        modulus *= q
+    out = np.zeros(residues.shape[1], dtype=object)
+    for j, q in enumerate(ps):
+        rest = modulus // q
+        out = out + residues[j].astype(object) * (rest * pow(rest, -1, q))
+    return out % modulus
 
 
 class _Layers:
@@ -310,7 +357,7 @@ class _Layers:
             np.add.at(per_loc, (inverse, hist[:, e]), 1)
             self.keys.append(uniq.astype(np.int32))
             self.per_loc.append(per_loc)
-            self.mult.append(np.array([int(v) for v in per_loc.sum(axis=1)], dtype=object))
+            self.mult.append(per_loc.sum(axis=1))  # at most history_limit ways, far below 2**31
             self.histories.append([np.flatnonzero(inverse == o) for o in range(t)])
             # the next state's sums: the old value (column of the current state, -1: starts at 0)
             # plus the option's key; then every sum must stay reachable, closed ones must hold
@@ -326,16 +373,51 @@ class _Layers:
                     lower[k] = sm.n - hi
             self._plans.append((src, lower, upper, np.array([len(nxt)])))
         self.states: list[np.ndarray] = [np.zeros((1, 0), dtype=np.int16)]
-        self.counts: list[np.ndarray] = [np.array([1], dtype=object)]
+        #: the moduli the counts are kept in (a column): enough that their product exceeds
+        #: the number of worlds, which bounds every count read back (see :meth:`_moduli`)
+        self.primes = _primes(_FIRST_PRIMES)
+        #: per layer: each state's number of partial worlds modulo each prime (rows), and as a
+        #: float (relative error below 1e-7: the bound on the number of worlds)
+        self.counts: list[np.ndarray] = [np.ones((len(self.primes), 1), dtype=np.int64)]
+        self.approx: list[np.ndarray] = [np.ones(1)]
         #: per card position: the transitions (state index, option index, next state index)
         self.moves: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for i in range(C):
             if not len(self.states[-1]):
                 break
             self._step(i, max_states)
+        need = self._moduli()
+        if need > len(self.primes):  # more worlds than the first primes can tell apart
+            self.primes = _primes(need)
+            self.counts = [np.ones((need, 1), dtype=np.int64)]
+            for i, (a, o, b) in enumerate(self.moves):
+                self.counts.append(self._forward(i, a, o, b))
+
+    def _moduli(self) -> int:
+        """How many primes the counts need: their product must exceed the number of worlds
+        (every count read back, the total, a cell, a state's completions, is at most that).
+        The float count bounds it (its relative error is under 1e-7: at most 2**22 terms per
+        sum, 78 layers); where it overflowed, the product of the cards' history counts does."""
+        if len(self.states) != len(self.order) + 1 or not len(self.states[-1]):
+            return 1  # no world: every count read back is 0
+        est = float(self.approx[-1][0])
+        if math.isfinite(est):
+            bits = math.log2(max(est, 1.0)) + 3
+        else:
+            bits = sum(math.log2(len(h)) for h in self.prob.hist) + 1
+        k, have = 0, 0.0
+        while have <= bits:
+            have += math.log2(int(_primes(k + 1)[k, 0]))
+            k += 1
+        return k
+
+    def _forward(self, i: int, a: np.ndarray, o: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Layer ``i + 1``'s counts modulo each prime from layer ``i``'s over the transitions."""
+        vals = self.counts[i][:, a] * self.mult[i][o] % self.primes
+        return _group_mod(vals, b, len(self.states[i + 1]), self.primes)
 
     def _step(self, i: int, max_states: int) -> None:
-        states, counts = self.states[i], self.counts[i]
+        states = self.states[i]
         keys = self.keys[i]
         src, lower, upper, width = self._plans[i]
         w = int(width[0])
@@ -369,24 +451,27 @@ class _Layers:
                            "use the sampler (epoch-sample)")
         self.moves.append((a, o, b))
         self.states.append(nxt)
-        self.counts.append(_group_sum(counts[a] * self.mult[i][o], b, len(nxt)))
+        self.counts.append(self._forward(i, a, o, b))
+        self.approx.append(np.bincount(b, weights=self.approx[i][a] * self.mult[i][o], minlength=len(nxt)))
 
     @property
     def total(self) -> int:
         if len(self.states) != len(self.order) + 1 or not len(self.states[-1]):
             return 0
-        return int(self.counts[-1][0])
+        return int(_crt(self.counts[-1][:, :1], self.primes)[0])
 
     def backward(self) -> list[np.ndarray]:
-        """``back[i][state]``: the completions of layer ``i``'s state by the cards from ``i`` on."""
-        C = len(self.order)
-        back: list[np.ndarray] = [np.zeros(0, dtype=object) for _ in range(C + 1)]
+        """``back[i][:, state]``: the completions of layer ``i``'s state by the cards from ``i``
+        on, modulo each prime."""
+        C, P = len(self.order), len(self.primes)
+        back: list[np.ndarray] = [np.zeros((P, 0), dtype=np.int64) for _ in range(C + 1)]
         if not self.total:
             return back
-        back[C] = np.array([1], dtype=object)
+        back[C] = np.ones((P, 1), dtype=np.int64)
         for i in range(C - 1, -1, -1):
             a, o, b = self.moves[i]
-            back[i] = _group_sum(self.mult[i][o] * back[i + 1][b], a, len(self.states[i]))
+            vals = back[i + 1][:, b] * self.mult[i][o] % self.primes
+            back[i] = _group_mod(vals, a, len(self.states[i]), self.primes)
         return back
 
     def cells(self) -> list[list[int]]:
@@ -399,10 +484,13 @@ class _Layers:
         back = self.backward()
         for i, card in enumerate(self.order):
             a, o, b = self.moves[i]
-            through = _group_sum(self.counts[i][a] * back[i + 1][b], o, len(self.keys[i]))
-            per_loc = self.per_loc[i]
-            out[card] = [int(sum(through[k] * int(per_loc[k, z]) for k in range(len(through)) if per_loc[k, z]))
-                         for z in range(L)]
+            through = _group_mod(self.counts[i][:, a] * back[i + 1][:, b] % self.primes, o, len(self.keys[i]),
+                                 self.primes)
+            # per location: sum over options of through * histories ending there (each below 2**15)
+            cell = np.zeros((len(self.primes), L), dtype=np.int64)
+            for k in range(len(self.keys[i])):
+                cell = (cell + through[:, k:k + 1] * self.per_loc[i][k]) % self.primes
+            out[card] = [int(v) for v in _crt(cell, self.primes)]
         return out
 
 
@@ -506,7 +594,7 @@ class FrontierSolver(Solver):
             a, o, b = layers.moves[i]
             srt = np.argsort(a, kind="stable")
             ptr = np.searchsorted(a[srt], np.arange(len(layers.states[i]) + 1))
-            weight = layers.mult[i][o] * back[i + 1][b]
+            weight = layers.mult[i][o].astype(object) * _crt(back[i + 1], layers.primes)[b]
             by_state.append((srt, ptr, o, b, weight))
         out = []
         for _ in range(int(n)):

@@ -186,3 +186,22 @@ def test_histories_are_every_allowed_sequence_in_order(data):
             _histories(possible[:, None, :], 0, steps, limit)
     else:
         assert _histories(possible[:, None, :], 0, steps, limit) == want
+
+
+@pytest.mark.parametrize("first", [1, 2])
+def test_counts_kept_modulo_primes_are_read_back_exactly_past_the_first_primes(monkeypatch, first):
+    """A full-size view has about 2**95 worlds: kept modulo only 1 or 2 primes (31 or 62 bits)
+    at first, the counter sees from its float count that it needs more, recounts, and gives
+    the same total and cells as with the default 4 (and the float count agrees with it)."""
+    import solvers.frontier as frontier
+    from benchmarks.alibi import state_at_round
+
+    game = AlibiGame(num_players=4)
+    kb = game.knowledge(state_at_round(game, 1, 2).observation(1))
+    want = FrontierSolver().tallies(kb)
+    assert want.total > 2**64
+    monkeypatch.setattr(frontier, "_FIRST_PRIMES", first)
+    layers = FrontierSolver()._layers(kb)
+    assert len(layers.primes) >= 4 and layers.total == want.total
+    assert abs(float(layers.approx[-1][0]) / want.total - 1) < 1e-9
+    assert tuple(tuple(r) for r in layers.cells()) == want.cells
