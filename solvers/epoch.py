@@ -424,8 +424,8 @@ class EpochSolver(Solver):
 
     def _pruned(self, kb: KnowledgeBase, possible: np.ndarray) -> _Pruned:
         """The CP-SAT model of ``kb``, kept for the next query on the same content: the
-        assistant asks ``consistent`` and then ``possible`` of each view, and building the
-        model twice cost a 4-player round-10 view about 0.1 s. (``possible``'s "one of these"
+        assistant asks ``consistent`` and then ``possible`` of each view, which built the
+        model twice. (``possible``'s "one of these"
         literals stay in it, each enforced only when it is assumed.)"""
         key = kb.fingerprint()
         if self._model is not None and self._model[0] == key:
@@ -444,7 +444,7 @@ class EpochSolver(Solver):
         world = self._pruned(kb, prop.possible).solve(seed=self.seed, work=self._work())
         if world is None:
             return False
-        self._remember(_Memo((kb.deck.cards, kb.locations, kb.epochs), frozenset(kb.constraints), {}, [world]))
+        self._remember(_Memo(_memo_key(kb), frozenset(kb.constraints), {}, [world]))
         return True
 
     def possible(self, kb: KnowledgeBase, epoch: int | None = None,
@@ -485,7 +485,7 @@ class EpochSolver(Solver):
         if prop.contradiction is not None:
             return out
         possible = prop.possible
-        key = (kb.deck.cards, kb.locations, kb.epochs)
+        key = _memo_key(kb)
         cons = frozenset(kb.constraints)
         earlier = [m for m in self._memos if m.key == key and m.constraints <= cons]
         todo = possible[e].copy()  # the cells to witness or refute
@@ -577,6 +577,11 @@ class EpochSolver(Solver):
 #: room), and the worlds it keeps of each (CP-SAT's and the chains' last)
 _MEMOS = 12
 _MEMO_WORLDS = 8
+
+
+def _memo_key(kb: KnowledgeBase) -> tuple:
+    """What knowledge bases share for one's memo to serve another: deck, locations, epochs."""
+    return (kb.deck.cards, kb.locations, kb.epochs)
 
 
 @dataclass

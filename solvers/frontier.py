@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from deduce.constraints import At, AtLeastOne, Count, CountEver, NotAll, NotAt, Op, Transfer
-from deduce.errors import NotSupported, TooLarge
+from deduce.errors import InvalidConfig, NotSupported, TooLarge
 from deduce.knowledge import KnowledgeBase, propagate
 from solvers.base import EPOCH_KINDS, Solver, Tally
 from solvers.budget import charge
@@ -377,7 +377,7 @@ class _Layers:
         #: the number of worlds, which bounds every count read back (see :meth:`_moduli`)
         self.primes = _primes(_FIRST_PRIMES)
         #: per layer: each state's number of partial worlds modulo each prime (rows), and as a
-        #: float (relative error below 1e-7: the bound on the number of worlds)
+        #: float (only to bound the number of worlds, see :meth:`_moduli`)
         self.counts: list[np.ndarray] = [np.ones((len(self.primes), 1), dtype=np.int64)]
         self.approx: list[np.ndarray] = [np.ones(1)]
         #: per card position: the transitions (state index, option index, next state index)
@@ -396,8 +396,9 @@ class _Layers:
     def _moduli(self) -> int:
         """How many primes the counts need: their product must exceed the number of worlds
         (every count read back, the total, a cell, a state's completions, is at most that).
-        The float count bounds it (its relative error is under 1e-7: at most 2**22 terms per
-        sum, 78 layers); where it overflowed, the product of the cards' history counts does."""
+        The float count bounds it: each of its sums of n nonnegative terms is off by at most
+        n * 2**-53 relatively, so over one layer per card it is within far less than the 8x
+        margin below; where it overflowed, the product of the cards' history counts does."""
         if len(self.states) != len(self.order) + 1 or not len(self.states[-1]):
             return 1  # no world: every count read back is 0
         est = float(self.approx[-1][0])
@@ -486,7 +487,7 @@ class _Layers:
             a, o, b = self.moves[i]
             through = _group_mod(self.counts[i][:, a] * back[i + 1][:, b] % self.primes, o, len(self.keys[i]),
                                  self.primes)
-            # per location: sum over options of through * histories ending there (each below 2**15)
+            # per location: sum over options of through * histories ending there (below history_limit)
             cell = np.zeros((len(self.primes), L), dtype=np.int64)
             for k in range(len(self.keys[i])):
                 cell = (cell + through[:, k:k + 1] * self.per_loc[i][k]) % self.primes
@@ -515,6 +516,8 @@ class FrontierSolver(Solver):
         #: candidate transitions one query may examine (None: no cap): refuses in about a second
         self.max_work = None if max_work is None else int(max_work)
         self.history_limit = int(history_limit)
+        if not 1 <= self.history_limit < 2**31:  # a card's ways times a count modulo a prime must fit in int64
+            raise InvalidConfig("history_limit", history_limit, "must be a number of histories from 1 below 2**31")
 
     def check_supported(self, kb: KnowledgeBase) -> None:
         super().check_supported(kb)

@@ -177,3 +177,24 @@ def test_a_repeated_fact_costs_nothing():
     assert checker.calls == 1 and len(copy) == before
     kb.add(NotAt(kb.card("b"), kb.loc("ann")))  # a new fact is still checked
     assert checker.calls == 2 and len(kb) == before + 1
+
+
+def test_extend_takes_one_source_per_constraint_and_keeps_the_first():
+    kb = small_kb()
+    before = len(kb.constraints)
+    kb.extend([At(0, 0), NotAt(1, 0), At(0, 0)], sources=["event 3", "event 4", "event 5"], check=False)
+    assert list(kb.constraints[before:]) == [At(0, 0), NotAt(1, 0)]
+    assert list(kb.sources[before:]) == ["event 3", "event 4"]  # the repeat keeps its first source
+    checked = small_kb()
+    checked.extend([At(2, 1)], sources=["event 0"])  # with the default check too
+    assert checked.sources[-1] == "event 0"
+
+
+@pytest.mark.parametrize("kwargs", [{"sources": ["event 0"]}, {"sources": ["event 0", "event 1"], "source": "x"}])
+def test_extend_refuses_sources_that_do_not_match_the_constraints(kwargs):
+    from deduce.errors import InvalidConfig
+
+    kb = small_kb()
+    with pytest.raises(InvalidConfig, match="sources"):
+        kb.extend([At(0, 0), NotAt(1, 0)], **kwargs)
+    assert At(0, 0) not in kb.constraints

@@ -205,3 +205,11 @@ def test_counts_kept_modulo_primes_are_read_back_exactly_past_the_first_primes(m
     assert len(layers.primes) >= 4 and layers.total == want.total
     assert abs(float(layers.approx[-1][0]) / want.total - 1) < 1e-9
     assert tuple(tuple(r) for r in layers.cells()) == want.cells
+
+
+@pytest.mark.parametrize("limit", [0, 2**31])
+def test_a_history_limit_the_modular_counts_cannot_hold_is_refused(limit):
+    from deduce.errors import InvalidConfig
+
+    with pytest.raises(InvalidConfig, match="history_limit"):
+        FrontierSolver(history_limit=limit)

@@ -598,7 +598,8 @@ class AlibiGame(Game[AlibiConfig]):
         constraint's source the first event whose prefix of ``events`` brings it in ("rules"
         for those before any event), as :func:`deduce.logs.view_knowledge` would work out by
         rebuilding every prefix (a test holds the two equal): worked out here in the one pass,
-        where rebuilding the prefixes cost a 4-player round-10 view about 0.3 s.
+        where rebuilding every prefix was quadratic in the log's length (the largest part of a
+        late view's update in ``benchmarks.alibi --only updates``).
 
         A constraint's entry is the length of that prefix. What a prefix's knowledge shows
         before the whole log does: its last epoch's hand sizes (final once that epoch is
