@@ -34,6 +34,7 @@ later rounds are left to the sampler). Answers agree with ``brute``
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -229,6 +230,9 @@ def _order(prob: _Problem) -> list[int]:
     return order
 
 
+#: the layers' transitions come from the compiled loop where numba (the ``fast`` extra) is
+#: installed; tests set it False to check the array code gives the same layers
+USE_KERNELS = importlib.util.find_spec("numba") is not None
 _CHUNK = 4_000_000  # candidate (state, option, sum) entries built at once
 _FIRST_PRIMES = 4  # moduli the first pass keeps counts in (up to 124 bits; more are added if needed)
 
@@ -431,6 +435,10 @@ class _Layers:
         base = np.zeros((m, len(src)), dtype=np.int32)
         has = src >= 0
         base[:, has] = states[:, src[has]]
+        packed = self._packing(base, keys, lower, upper, w) if USE_KERNELS else None
+        if packed is not None:
+            self._record(i, max_states, *self._compiled_moves(base, keys, lower, upper, w, *packed))
+            return
         per = max(1, _CHUNK // max(1, t * max(1, len(src))))
         a_parts, o_parts, rows = [], [], []
         for lo in range(0, m, per):
@@ -447,6 +455,42 @@ class _Layers:
             nxt, b = _unique_rows(allrows)
         else:
             nxt, b = np.zeros((0, w), dtype=np.int16), np.zeros(0, dtype=np.int64)
+        self._record(i, max_states, a, o, nxt, b)
+
+    @staticmethod
+    def _packing(base: np.ndarray, keys: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                 w: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(low, stride)`` packing every next state the bounds let through into one int64
+        (each kept sum lies within its bounds and within what the states plus the options can
+        reach), or None where the ranges are too wide (the array code then runs)."""
+        if not w or not len(base):
+            return None
+        lo = np.maximum(lower[:w], base[:, :w].min(axis=0).astype(np.int64) + keys[:, :w].min(axis=0))
+        hi = np.minimum(upper[:w], base[:, :w].max(axis=0).astype(np.int64) + keys[:, :w].max(axis=0))
+        span = np.maximum(hi - lo + 1, 1)
+        if float(np.prod(span.astype(float))) >= 2.0**62:
+            return None
+        stride = np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
+        return lo.astype(np.int64), stride
+
+    def _compiled_moves(self, base: np.ndarray, keys: np.ndarray, lower: np.ndarray, upper: np.ndarray, w: int,
+                        low: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The layer's transitions by the compiled loop (:mod:`solvers._frontier_kernels`), in
+        chunks of states; the same (a, o, next states, b) as the array code."""
+        from solvers._frontier_kernels import transitions
+
+        m, t = len(base), len(keys)
+        per = max(1, _CHUNK // max(1, t))
+        parts = [transitions(base[lo:lo + per], keys, lower, upper, w, low, stride) for lo in range(0, m, per)]
+        a = np.concatenate([p[0] + lo for p, lo in zip(parts, range(0, m, per), strict=True)])
+        o = np.concatenate([p[1] for p in parts])
+        packed = np.concatenate([p[2] for p in parts])
+        _, first, b = np.unique(packed, return_index=True, return_inverse=True)
+        nxt = (base[a[first], :w] + keys[o[first], :w]).astype(np.int16)
+        return a, o, nxt, b.ravel()
+
+    def _record(self, i: int, max_states: int, a: np.ndarray, o: np.ndarray, nxt: np.ndarray, b: np.ndarray) -> None:
+        """Keep layer ``i + 1``: its states, the transitions into them, and their counts."""
         if len(nxt) > max_states:
             raise TooLarge(f"frontier: more than {max_states} states after {i + 1} of {len(self.order)} cards; "
                            "use the sampler (epoch-sample)")

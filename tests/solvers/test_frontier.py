@@ -14,6 +14,7 @@ import solvers
 from deduce.errors import TooLarge
 from deduce.games.alibi.rules import Accuse, AlibiGame
 from deduce.play import RandomPlayer, play_game
+from solvers import frontier
 from solvers.frontier import FrontierSolver
 from tests.solvers.test_epoch_sampler import history_kb, history_kbs
 from tests.solvers.test_epochs_agree import epoch_kbs
@@ -213,3 +214,30 @@ def test_a_history_limit_the_modular_counts_cannot_hold_is_refused(limit):
 
     with pytest.raises(InvalidConfig, match="history_limit"):
         FrontierSolver(history_limit=limit)
+
+
+@pytest.mark.skipif(not frontier.USE_KERNELS, reason="numba (the fast extra) is not installed")
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), moves=st.integers(0, 40), seat=st.sampled_from([0, 1, None]))
+def test_compiled_transitions_give_the_same_layers_as_the_array_code(seed, moves, seat):
+    """The compiled step (solvers._frontier_kernels) and the array code build the same states,
+    in the same order, with the same transitions (so counts, cells and seeded samples agree)."""
+    _, kb = alibi_view(seed, moves, seat)
+    built = []
+    for flag in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(frontier, "USE_KERNELS", flag)
+            try:
+                built.append(FrontierSolver()._layers(kb))
+            except TooLarge as e:
+                built.append(str(e))
+    compiled, arrays = built
+    if not isinstance(compiled, frontier._Layers) or not isinstance(arrays, frontier._Layers):
+        assert compiled == arrays  # both refused alike, or both found no world
+        return
+    assert len(compiled.states) == len(arrays.states)
+    for x, y in zip(compiled.states, arrays.states, strict=True):
+        assert np.array_equal(x, y)
+    for x, y in zip(compiled.moves, arrays.moves, strict=True):
+        assert all(np.array_equal(u, v) for u, v in zip(x, y, strict=True))
+    assert compiled.total == arrays.total
