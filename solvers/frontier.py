@@ -18,6 +18,9 @@ still change; a sum that can no longer reach its target is dropped at once.
   widening the state (the observer's own hand, pinned cards, box cards that never move).
 * **Order.** Cards are taken so that constraints open late and close early (greedy: the
   card that leaves the fewest constraints open next).
+* **Step.** Where numba (the ``fast`` extra) is installed, a layer's (state, option) pairs are
+  checked in a compiled loop (:mod:`solvers._frontier_kernels`); else over whole arrays. Both
+  give the same layers.
 * **Cells.** A backward pass over the stored layers gives, for every card and location, the
   exact number of worlds with the card there (forward count times backward count summed over
   the card's histories ending there), all in exact integers (kept modulo a few primes below 2**31 in int64 arrays, as many as the float count of the worlds says the total needs, and read back by the Chinese remainder theorem). The same tables draw exactly
@@ -246,9 +249,8 @@ def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return rows[:1], np.zeros(len(rows), dtype=np.int64)
     if len(rows):
         low = rows.min(axis=0).astype(np.int64)
-        span = rows.max(axis=0).astype(np.int64) - low + 1
-        if float(np.prod(span.astype(float))) < 2.0**62:
-            stride = np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
+        stride = _radix(rows.max(axis=0).astype(np.int64) - low + 1)
+        if stride is not None:
             key = (rows.astype(np.int64) - low) @ stride
             _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
             return rows[first], inverse.ravel()
@@ -256,6 +258,14 @@ def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     view = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
     _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
     return rows[first], inverse.ravel()
+
+
+def _radix(span: np.ndarray) -> np.ndarray | None:
+    """Mixed-radix strides packing rows whose columns take ``span`` values each into one int64
+    in their lexicographic order, or None where the product of the spans does not fit."""
+    if float(np.prod(span.astype(float))) >= 2.0**62:
+        return None
+    return np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
 
 
 def _primes(k: int) -> np.ndarray:
@@ -467,13 +477,11 @@ class _Layers:
             return None
         lo = np.maximum(lower[:w], base[:, :w].min(axis=0).astype(np.int64) + keys[:, :w].min(axis=0))
         hi = np.minimum(upper[:w], base[:, :w].max(axis=0).astype(np.int64) + keys[:, :w].max(axis=0))
-        span = np.maximum(hi - lo + 1, 1)
-        if float(np.prod(span.astype(float))) >= 2.0**62:
-            return None
-        stride = np.concatenate([np.cumprod(span[::-1])[::-1][1:], [1]]).astype(np.int64)
-        return lo.astype(np.int64), stride
+        stride = _radix(np.maximum(hi - lo + 1, 1))
+        return None if stride is None else (lo.astype(np.int64), stride)
 
-    def _compiled_moves(self, base: np.ndarray, keys: np.ndarray, lower: np.ndarray, upper: np.ndarray, w: int,
+    @staticmethod
+    def _compiled_moves(base: np.ndarray, keys: np.ndarray, lower: np.ndarray, upper: np.ndarray, w: int,
                         low: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The layer's transitions by the compiled loop (:mod:`solvers._frontier_kernels`), in
         chunks of states; the same (a, o, next states, b) as the array code."""
